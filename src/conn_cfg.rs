@@ -1,0 +1,195 @@
+//! Connection configuration: the knobs read when a connection request is
+//! created. Every field is atomic, so one configuration may be read and
+//! changed from several threads; a request takes a snapshot and later changes
+//! do not affect it.
+
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, Ordering::SeqCst};
+
+use crate::error::{Error, Result};
+use crate::srq::Srq;
+
+/// Default time for address and route resolution, in milliseconds.
+pub const DEFAULT_TIMEOUT_MS: i32 = 1000;
+/// Default size of the main completion queue and of each work queue.
+pub const DEFAULT_Q_SIZE: u32 = 10;
+/// By default no separate receive completion queue is created.
+pub const DEFAULT_RCQ_SIZE: u32 = 0;
+
+#[derive(Debug)]
+pub struct ConnCfg {
+    timeout_ms: AtomicI32,
+    cq_size: AtomicU32,
+    rcq_size: AtomicU32,
+    sq_size: AtomicU32,
+    rq_size: AtomicU32,
+    shared_compl_channel: AtomicBool,
+    srq: AtomicPtr<Srq>,
+}
+
+/// The values of a configuration at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnSettings {
+    pub timeout_ms: i32,
+    pub cq_size: u32,
+    pub rcq_size: u32,
+    pub sq_size: u32,
+    pub rq_size: u32,
+    pub shared_compl_channel: bool,
+    pub srq: Option<NonNull<Srq>>,
+}
+
+impl Default for ConnCfg {
+    fn default() -> Self {
+        ConnCfg {
+            timeout_ms: AtomicI32::new(DEFAULT_TIMEOUT_MS),
+            cq_size: AtomicU32::new(DEFAULT_Q_SIZE),
+            rcq_size: AtomicU32::new(DEFAULT_RCQ_SIZE),
+            sq_size: AtomicU32::new(DEFAULT_Q_SIZE),
+            rq_size: AtomicU32::new(DEFAULT_Q_SIZE),
+            shared_compl_channel: AtomicBool::new(false),
+            srq: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+}
+
+impl ConnCfg {
+    pub fn new() -> ConnCfg {
+        ConnCfg::default()
+    }
+
+    /// Sets the resolution timeout; a negative value is invalid (0 is not).
+    pub fn set_timeout(&self, timeout_ms: i32) -> Result<()> {
+        if timeout_ms < 0 {
+            return Err(Error::Inval);
+        }
+        self.timeout_ms.store(timeout_ms, SeqCst);
+        Ok(())
+    }
+
+    pub fn timeout(&self) -> i32 {
+        self.timeout_ms.load(SeqCst)
+    }
+
+    pub fn set_cq_size(&self, size: u32) {
+        self.cq_size.store(size, SeqCst);
+    }
+
+    pub fn cq_size(&self) -> u32 {
+        self.cq_size.load(SeqCst)
+    }
+
+    pub fn set_rcq_size(&self, size: u32) {
+        self.rcq_size.store(size, SeqCst);
+    }
+
+    pub fn rcq_size(&self) -> u32 {
+        self.rcq_size.load(SeqCst)
+    }
+
+    pub fn set_sq_size(&self, size: u32) {
+        self.sq_size.store(size, SeqCst);
+    }
+
+    pub fn sq_size(&self) -> u32 {
+        self.sq_size.load(SeqCst)
+    }
+
+    pub fn set_rq_size(&self, size: u32) {
+        self.rq_size.store(size, SeqCst);
+    }
+
+    pub fn rq_size(&self) -> u32 {
+        self.rq_size.load(SeqCst)
+    }
+
+    pub fn set_compl_channel(&self, shared: bool) {
+        self.shared_compl_channel.store(shared, SeqCst);
+    }
+
+    pub fn compl_channel(&self) -> bool {
+        self.shared_compl_channel.load(SeqCst)
+    }
+
+    /// Makes connections use `srq`. The configuration only remembers the
+    /// queue; the caller keeps it alive for as long as connections built
+    /// from this configuration exist. There is no way back to "no SRQ".
+    pub fn set_srq(&self, srq: NonNull<Srq>) {
+        self.srq.store(srq.as_ptr(), SeqCst);
+    }
+
+    pub fn srq(&self) -> Option<NonNull<Srq>> {
+        NonNull::new(self.srq.load(SeqCst))
+    }
+
+    /// All values at once, as a connection request records them.
+    pub fn settings(&self) -> ConnSettings {
+        ConnSettings {
+            timeout_ms: self.timeout(),
+            cq_size: self.cq_size(),
+            rcq_size: self.rcq_size(),
+            sq_size: self.sq_size(),
+            rq_size: self.rq_size(),
+            shared_compl_channel: self.compl_channel(),
+            srq: self.srq(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults() {
+        let s = ConnCfg::new().settings();
+        assert_eq!(
+            s,
+            ConnSettings {
+                timeout_ms: 1000,
+                cq_size: 10,
+                rcq_size: 0,
+                sq_size: 10,
+                rq_size: 10,
+                shared_compl_channel: false,
+                srq: None,
+            }
+        );
+    }
+
+    #[test]
+    fn negative_timeout_is_rejected_and_changes_nothing() {
+        let cfg = ConnCfg::new();
+        assert_eq!(cfg.set_timeout(-1), Err(Error::Inval));
+        assert_eq!(cfg.timeout(), 1000);
+        cfg.set_timeout(0).unwrap();
+        assert_eq!(cfg.timeout(), 0);
+        cfg.set_timeout(i32::MAX).unwrap();
+        assert_eq!(cfg.timeout(), i32::MAX);
+    }
+
+    #[test]
+    fn sizes_take_the_full_u32_range() {
+        let cfg = ConnCfg::new();
+        for v in [0, 1, u32::MAX] {
+            cfg.set_cq_size(v);
+            cfg.set_rcq_size(v);
+            cfg.set_sq_size(v);
+            cfg.set_rq_size(v);
+            assert_eq!(
+                (cfg.cq_size(), cfg.rcq_size(), cfg.sq_size(), cfg.rq_size()),
+                (v, v, v, v)
+            );
+        }
+    }
+
+    #[test]
+    fn srq_is_remembered() {
+        let cfg = ConnCfg::new();
+        let fake = NonNull::<Srq>::dangling();
+        cfg.set_srq(fake);
+        assert_eq!(cfg.srq(), Some(fake));
+        cfg.set_compl_channel(true);
+        assert!(cfg.settings().shared_compl_channel);
+    }
+}

@@ -1,0 +1,22 @@
+//! librpma, the Remote Persistent Memory Access library, in Rust.
+//!
+//! The crate builds `librpma.so.0`, a drop-in replacement for the C library
+//! (same symbols, version node, header, behaviour and wire data), and is a
+//! Rust API in its own right: one module per librpma object, safe to use.
+//! `capi` is the thin C face over these modules; `sys` the raw bindings to
+//! libibverbs and librdmacm below them.
+
+#[macro_use]
+pub mod log;
+
+pub mod conn_cfg;
+pub mod error;
+pub mod peer_cfg;
+pub mod srq;
+pub mod srq_cfg;
+pub mod utils;
+
+pub mod capi;
+pub mod sys;
+
+pub use error::{Error, Result};

@@ -1,0 +1,280 @@
+//! Logging: two thresholds and one sink, all in atomics so any thread may
+//! log or reconfigure at any time.
+//!
+//! A message of level L reaches the sink when L is at or below the main
+//! threshold. The default sink writes every message to syslog and, when L is
+//! also at or below the auxiliary threshold, to stderr with a timestamp. A
+//! user sink gets the level, source file, line, function name and a printf
+//! format that prints the finished message, ending in a newline, as the C
+//! library's callers expect.
+
+use std::ffi::{c_char, c_int, CString};
+use std::fmt;
+use std::io::Write;
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering::SeqCst};
+
+/// Message levels, with the values of `enum rpma_log_level`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(i32)]
+pub enum Level {
+    Disabled = -1,
+    Fatal = 0,
+    Error = 1,
+    Warning = 2,
+    Notice = 3,
+    Info = 4,
+    Debug = 5,
+}
+
+impl Level {
+    pub fn from_raw(raw: i32) -> Option<Level> {
+        Some(match raw {
+            -1 => Level::Disabled,
+            0 => Level::Fatal,
+            1 => Level::Error,
+            2 => Level::Warning,
+            3 => Level::Notice,
+            4 => Level::Info,
+            5 => Level::Debug,
+            _ => return None,
+        })
+    }
+
+    /// Tag written before default-sink messages, and the syslog priority.
+    fn tag_and_priority(self) -> Option<(&'static str, c_int)> {
+        Some(match self {
+            Level::Disabled => return None,
+            Level::Fatal => ("*FATAL* ", libc::LOG_CRIT),
+            Level::Error => ("*ERROR* ", libc::LOG_ERR),
+            Level::Warning => ("*WARN*  ", libc::LOG_WARNING),
+            Level::Notice => ("*NOTE*  ", libc::LOG_NOTICE),
+            Level::Info => ("*INFO*  ", libc::LOG_INFO),
+            Level::Debug => ("*DEBUG* ", libc::LOG_DEBUG),
+        })
+    }
+}
+
+/// The two thresholds, with the values of `enum rpma_log_threshold`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum Threshold {
+    /// Gates every message.
+    Main = 0,
+    /// Used by the default sink: what also goes to stderr.
+    Aux = 1,
+}
+
+impl Threshold {
+    pub fn from_raw(raw: i32) -> Option<Threshold> {
+        match raw {
+            0 => Some(Threshold::Main),
+            1 => Some(Threshold::Aux),
+            _ => None,
+        }
+    }
+}
+
+/// A user log sink: `rpma_log_function` of the C API.
+pub type LogFunction = unsafe extern "C" fn(
+    level: c_int,
+    file_name: *const c_char,
+    line_no: c_int,
+    function_name: *const c_char,
+    message_format: *const c_char,
+    ...
+);
+
+/// `SINK` holds a user function's address, or one of these markers.
+const SINK_OFF: usize = 0;
+const SINK_DEFAULT: usize = 1;
+
+static SINK: AtomicUsize = AtomicUsize::new(SINK_DEFAULT);
+static THRESHOLDS: [AtomicI32; 2] = [
+    AtomicI32::new(Level::Warning as i32),
+    AtomicI32::new(Level::Disabled as i32),
+];
+
+pub fn set_threshold(threshold: Threshold, level: Level) {
+    THRESHOLDS[threshold as usize].store(level as i32, SeqCst);
+}
+
+pub fn threshold(threshold: Threshold) -> Level {
+    // Only valid levels are ever stored.
+    Level::from_raw(THRESHOLDS[threshold as usize].load(SeqCst)).unwrap_or(Level::Disabled)
+}
+
+/// Installs a user sink, or the default one for `None`.
+pub fn set_function(function: Option<LogFunction>) {
+    SINK.store(function.map_or(SINK_DEFAULT, |f| f as usize), SeqCst);
+}
+
+/// Stops all logging (the library does this as it is unloaded).
+pub fn disable() {
+    SINK.store(SINK_OFF, SeqCst);
+}
+
+/// Whether a message of `level` would be delivered; cheap, so callers test
+/// it before formatting anything.
+#[inline]
+pub fn enabled(level: Level) -> bool {
+    level != Level::Disabled
+        && (level as i32) <= THRESHOLDS[0].load(SeqCst)
+        && SINK.load(SeqCst) != SINK_OFF
+}
+
+/// Logs a message from library code. `function` names the API function the
+/// message comes from.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! rpma_log {
+    ($level:expr, $function:literal, $($arg:tt)+) => {
+        if $crate::log::enabled($level) {
+            $crate::log::emit(
+                $level,
+                concat!(file!(), "\0"),
+                line!(),
+                concat!($function, "\0"),
+                format_args!($($arg)+),
+            )
+        }
+    };
+}
+
+/// Delivers one message; `file` and `function` are NUL-terminated.
+#[doc(hidden)]
+pub fn emit(
+    level: Level,
+    file: &'static str,
+    line: u32,
+    function: &'static str,
+    args: fmt::Arguments,
+) {
+    debug_assert!(file.ends_with('\0') && function.ends_with('\0'));
+    let message = format!("{args}\n").replace('\0', "");
+    match SINK.load(SeqCst) {
+        SINK_OFF => {}
+        SINK_DEFAULT => default_sink(level, trim_nul(file), line, trim_nul(function), &message),
+        user => {
+            // The format prints the message verbatim: every '%' is doubled,
+            // so the sink's vprintf never reads an argument.
+            let Ok(format) = CString::new(message.replace('%', "%%")) else {
+                return;
+            };
+            // SAFETY: a non-marker value in SINK was stored by set_function
+            // from a function pointer of exactly this type (the C caller
+            // promises it points to an rpma_log_function).
+            let sink: LogFunction = unsafe { std::mem::transmute::<usize, LogFunction>(user) };
+            // SAFETY: all pointers are NUL-terminated strings that outlive
+            // the call; the format needs no variadic arguments.
+            unsafe {
+                sink(
+                    level as c_int,
+                    file.as_ptr().cast(),
+                    c_int::try_from(line).unwrap_or(c_int::MAX),
+                    function.as_ptr().cast(),
+                    format.as_ptr(),
+                )
+            };
+        }
+    }
+}
+
+fn trim_nul(s: &str) -> &str {
+    s.strip_suffix('\0').unwrap_or(s)
+}
+
+fn default_sink(level: Level, file: &str, line: u32, function: &str, message: &str) {
+    let Some((tag, priority)) = level.tag_and_priority() else {
+        return;
+    };
+    let base = file.rsplit('/').next().unwrap_or(file);
+    let body = format!("{tag}{base}: {line:3}: {function}: {message}");
+    if level <= threshold(Threshold::Aux) {
+        let line = format!("{}[{}] {body}", timestamp(), thread_id());
+        // Logging has no way to report its own failure; a closed stderr
+        // loses the line, as it would for the C library.
+        let _ = std::io::stderr().write_all(line.as_bytes());
+    }
+    if let Ok(text) = CString::new(body) {
+        // SAFETY: "%s" with one NUL-terminated string argument.
+        unsafe { libc::syslog(priority, c"%s".as_ptr(), text.as_ptr()) };
+    }
+}
+
+/// "Mon DD HH:MM:SS.uuuuuu " in local time.
+fn timestamp() -> String {
+    const FAILED: &str = "[time error] ";
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid, writable timespec.
+    if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) } != 0 {
+        return FAILED.to_owned();
+    }
+    // SAFETY: an all-zero tm is a valid value for localtime_r to overwrite.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the call.
+    if unsafe { libc::localtime_r(&ts.tv_sec, &mut tm) }.is_null() {
+        return FAILED.to_owned();
+    }
+    let mut buf = [0u8; 64];
+    // SAFETY: buf is writable for its length; the format is NUL-terminated.
+    let n = unsafe {
+        libc::strftime(
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            c"%b %d %H:%M:%S".as_ptr(),
+            &tm,
+        )
+    };
+    if n == 0 {
+        return FAILED.to_owned();
+    }
+    format!(
+        "{}.{:06} ",
+        String::from_utf8_lossy(&buf[..n]),
+        ts.tv_nsec / 1000
+    )
+}
+
+fn thread_id() -> libc::pid_t {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::gettid() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    // The thresholds and the sink are process-wide.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    #[test]
+    fn defaults_are_warning_and_disabled() {
+        let _g = SERIAL.lock().unwrap();
+        assert_eq!(threshold(Threshold::Main), Level::Warning);
+        assert_eq!(threshold(Threshold::Aux), Level::Disabled);
+    }
+
+    #[test]
+    fn main_threshold_gates_messages() {
+        let _g = SERIAL.lock().unwrap();
+        assert!(enabled(Level::Error));
+        assert!(!enabled(Level::Info));
+        set_threshold(Threshold::Main, Level::Debug);
+        assert!(enabled(Level::Info));
+        set_threshold(Threshold::Main, Level::Disabled);
+        assert!(!enabled(Level::Fatal));
+        set_threshold(Threshold::Main, Level::Warning);
+    }
+
+    #[test]
+    fn timestamp_has_the_c_library_shape() {
+        let t = timestamp();
+        // "Nov 21 11:20:00.123456 "
+        assert_eq!(t.len(), 23, "{t:?}");
+        assert_eq!(&t[15..16], ".");
+    }
+}

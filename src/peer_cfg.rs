@@ -1,0 +1,104 @@
+//! Peer configuration: what the remote side declares about itself. Today
+//! that is one property, whether data written directly to its persistent
+//! memory is persistent once the RDMA write completes.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::error::{Error, Result};
+use crate::log::Level;
+
+/// Size in bytes of a peer-configuration descriptor.
+pub const DESCRIPTOR_SIZE: usize = 1;
+
+/// A peer configuration. Shared freely between threads: the flag is atomic.
+#[derive(Debug, Default)]
+pub struct PeerCfg {
+    direct_write_to_pmem: AtomicBool,
+}
+
+impl PeerCfg {
+    /// A configuration that declares no direct write to PMem.
+    pub fn new() -> PeerCfg {
+        PeerCfg::default()
+    }
+
+    pub fn set_direct_write_to_pmem(&self, supported: bool) {
+        self.direct_write_to_pmem.store(supported, Ordering::SeqCst);
+    }
+
+    pub fn direct_write_to_pmem(&self) -> bool {
+        self.direct_write_to_pmem.load(Ordering::SeqCst)
+    }
+
+    /// The wire form: one byte, 1 when direct write is supported, else 0.
+    pub fn descriptor(&self) -> [u8; DESCRIPTOR_SIZE] {
+        [u8::from(self.direct_write_to_pmem())]
+    }
+
+    /// Rebuilds a configuration from a descriptor received from the peer.
+    /// Only the first byte is read; any non-zero value means "supported",
+    /// as the C library reads it. An empty descriptor is invalid.
+    pub fn from_descriptor(desc: &[u8]) -> Result<PeerCfg> {
+        let Some(&byte) = desc.first() else {
+            rpma_log!(
+                Level::Error,
+                "rpma_peer_cfg_from_descriptor",
+                "incorrect size of the descriptor: {} bytes (should be at least {} bytes)",
+                desc.len(),
+                DESCRIPTOR_SIZE
+            );
+            return Err(Error::Inval);
+        };
+        let supported = byte != 0;
+        rpma_log!(
+            Level::Info,
+            "rpma_peer_cfg_from_descriptor",
+            "INFO: Direct Write To PMem is {}",
+            if supported {
+                "supported"
+            } else {
+                "unsupported"
+            }
+        );
+        let cfg = PeerCfg::new();
+        cfg.set_direct_write_to_pmem(supported);
+        Ok(cfg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_unsupported() {
+        let cfg = PeerCfg::new();
+        assert!(!cfg.direct_write_to_pmem());
+        assert_eq!(cfg.descriptor(), [0]);
+    }
+
+    #[test]
+    fn descriptor_round_trip() {
+        let cfg = PeerCfg::new();
+        cfg.set_direct_write_to_pmem(true);
+        assert_eq!(cfg.descriptor(), [1]);
+        assert!(PeerCfg::from_descriptor(&cfg.descriptor())
+            .unwrap()
+            .direct_write_to_pmem());
+    }
+
+    #[test]
+    fn any_nonzero_byte_means_supported_and_trailing_bytes_are_ignored() {
+        assert!(PeerCfg::from_descriptor(&[0x80, 0])
+            .unwrap()
+            .direct_write_to_pmem());
+        assert!(!PeerCfg::from_descriptor(&[0, 1, 1])
+            .unwrap()
+            .direct_write_to_pmem());
+    }
+
+    #[test]
+    fn empty_descriptor_is_invalid() {
+        assert_eq!(PeerCfg::from_descriptor(&[]).unwrap_err(), Error::Inval);
+    }
+}

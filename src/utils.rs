@@ -1,0 +1,62 @@
+//! Helpers that belong to no object.
+
+use std::ffi::CStr;
+
+/// Connection events, with the values of `enum rpma_conn_event`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum ConnEvent {
+    Undefined = -1,
+    Established = 0,
+    Closed = 1,
+    Lost = 2,
+    Rejected = 3,
+    Unreachable = 4,
+}
+
+impl ConnEvent {
+    pub fn from_raw(raw: i32) -> Option<ConnEvent> {
+        Some(match raw {
+            -1 => ConnEvent::Undefined,
+            0 => ConnEvent::Established,
+            1 => ConnEvent::Closed,
+            2 => ConnEvent::Lost,
+            3 => ConnEvent::Rejected,
+            4 => ConnEvent::Unreachable,
+            _ => return None,
+        })
+    }
+
+    pub const fn as_cstr(self) -> &'static CStr {
+        match self {
+            ConnEvent::Undefined => c"Undefined connection event",
+            ConnEvent::Established => c"Connection established",
+            ConnEvent::Closed => c"Connection closed",
+            ConnEvent::Lost => c"Connection lost",
+            ConnEvent::Rejected => c"Connection rejected",
+            ConnEvent::Unreachable => c"Connection unreachable",
+        }
+    }
+}
+
+/// Text for any raw event value, as `rpma_utils_conn_event_2str` gives it.
+pub fn conn_event_str(raw: i32) -> &'static CStr {
+    ConnEvent::from_raw(raw).map_or(c"Unsupported connection event", ConnEvent::as_cstr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_value_has_its_text() {
+        assert_eq!(conn_event_str(-1), c"Undefined connection event");
+        assert_eq!(conn_event_str(4), c"Connection unreachable");
+        for bad in [-2, 5, i32::MAX, i32::MIN] {
+            assert_eq!(conn_event_str(bad), c"Unsupported connection event");
+        }
+        for raw in -1..=4 {
+            assert_eq!(ConnEvent::from_raw(raw).unwrap() as i32, raw);
+        }
+    }
+}
