@@ -6,7 +6,7 @@
  */
 
 #ifndef LIBRPMA_H
-#define LIBRPMA_H
+#define LIBRPMA_H 1
 
 #include <stddef.h>
 #include <stdint.h>
@@ -411,4 +411,4 @@ const char *rpma_utils_conn_event_2str(enum rpma_conn_event conn_event);
 }  // extern "C"
 #endif  // __cplusplus
 
-#endif  /* LIBRPMA_H */
+#endif /* LIBRPMA_H */

@@ -1,0 +1,74 @@
+# librpma (Rust) -- build, test, install.
+#
+#   make            build build/lib/librpma.so.0 (release)
+#   make demo       build, then show the library working (see README)
+#   make check      every test: Rust, C (ours vs Debian's librpma), ELF, header,
+#                   install, SoftRoCE
+#   make install    PREFIX=/usr/local [DESTDIR=] [LIBDIR=$(PREFIX)/lib]
+#   make header     regenerate include/librpma.h from src/capi
+
+CARGO   ?= cargo
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
+VERSION := 1.3.0
+
+BUILD   := build
+LIB     := $(BUILD)/lib/librpma.so.0
+CTEST_DIR := $(BUILD)/tests-c
+
+.PHONY: all lib demo check check-rust check-c header install uninstall clean FORCE
+
+all: lib
+
+lib: $(LIB)
+
+$(LIB): FORCE
+	$(CARGO) build --release
+	mkdir -p $(BUILD)/lib
+	cp target/release/librpma.so $@.tmp && mv $@.tmp $@
+	ln -sf librpma.so.0 $(BUILD)/lib/librpma.so
+
+demo: lib
+	scripts/demo.sh
+
+check: check-rust check-c
+
+check-rust:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) test
+
+check-c: lib
+	cmake -S tests-c -B $(CTEST_DIR) -DRPMA_LIB_DIR=$(CURDIR)/$(BUILD)/lib >/dev/null
+	cmake --build $(CTEST_DIR) -j2
+	ctest --test-dir $(CTEST_DIR) --output-on-failure
+
+header:
+	RPMA_UPDATE_HEADER=1 $(CARGO) test --test header
+
+install: lib
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(LIBDIR)/cmake/librpma $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+	install -m 0755 $(LIB) $(DESTDIR)$(LIBDIR)/librpma.so.0
+	ln -sf librpma.so.0 $(DESTDIR)$(LIBDIR)/librpma.so
+	install -m 0644 include/librpma.h $(DESTDIR)$(INCLUDEDIR)/librpma.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+		-e 's|@VERSION@|$(VERSION)|g' pkgconfig/librpma.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/librpma.pc
+	sed -e 's|@VERSION@|$(VERSION)|g' cmake/librpma-config.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/librpma/librpma-config.cmake
+	sed -e 's|@VERSION@|$(VERSION)|g' cmake/librpma-config-version.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/librpma/librpma-config-version.cmake
+	install -m 0644 man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/librpma.so.0 $(DESTDIR)$(LIBDIR)/librpma.so $(DESTDIR)$(INCLUDEDIR)/librpma.h \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/librpma.pc
+	rm -rf $(DESTDIR)$(LIBDIR)/cmake/librpma
+	for f in man/man3/*.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$${f##*/}; done
+	rm -f $(DESTDIR)$(MANDIR)/man7/librpma.7
+
+clean:
+	$(CARGO) clean
+	rm -rf $(BUILD)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# check-elf.sh OURS.so REFERENCE.so
+#
+# The ELF identity of a drop-in: SONAME librpma.so.0, NEEDED libibverbs.so.1
+# and librdmacm.so.1, the version node LIBRPMA_1.0, and every defined dynamic
+# symbol an upstream rpma_* function at @@LIBRPMA_1.0 (nothing else leaks).
+set -u
+ours=$1 ref=$2
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+soname=$(readelf -d "$ours" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = librpma.so.0 ] || bad "SONAME is '$soname', expected librpma.so.0"
+for lib in libibverbs.so.1 librdmacm.so.1; do
+  readelf -d "$ours" | grep -q "(NEEDED).*\[$lib\]" || bad "NEEDED $lib missing"
+done
+readelf -V "$ours" | grep -q 'Name: LIBRPMA_1.0' || bad "no version definition LIBRPMA_1.0"
+
+defined() {  # name@@version of every defined dynamic symbol
+  readelf --dyn-syms -W "$1" | awk '$1 ~ /^[0-9]+:$/ && $7 != "UND" && $8 != "" {print $8}'
+}
+upstream=$(defined "$ref" | grep '^rpma_' | sort)
+exported=0
+while read -r sym; do
+  case $sym in
+    LIBRPMA_1.0|LIBRPMA_1.0@@LIBRPMA_1.0) continue ;;  # the version definition itself
+    rpma_*@@LIBRPMA_1.0)
+      grep -qx "$sym" <<<"$upstream" || bad "$sym is not an upstream librpma symbol"
+      exported=$((exported + 1)) ;;
+    *) bad "exported symbol '$sym' is not an upstream rpma_* function at LIBRPMA_1.0" ;;
+  esac
+done < <(defined "$ours")
+echo "$exported of $(wc -l <<<"$upstream") upstream functions exported, all @@LIBRPMA_1.0"
+[ "$exported" -gt 0 ] || bad "no rpma_* function exported"
+exit $fail

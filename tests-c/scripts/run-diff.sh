@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# run-diff.sh TEST-BINARY OURS-LIBDIR REFERENCE-LIBDIR
+#
+# Runs one C test binary twice, once served by our librpma.so.0 and once by
+# the reference (Debian's C librpma), each chosen by LD_LIBRARY_PATH and
+# asserted by the test itself (RPMA_TEST_EXPECT_LIB). Both runs must pass and
+# print the same observations.
+set -u
+bin=$1 ours=$2 ref=$3
+name=$(basename "$bin")
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+status=0
+for side in ours ref; do
+  dir=${!side}
+  LD_LIBRARY_PATH=$dir RPMA_TEST_EXPECT_LIB=$dir/librpma.so.0 "$bin" >"$work/$side.out" 2>"$work/$side.err"
+  rc=$?
+  echo "$name [$side: $(sed -n 's/^librpma under test: //p' "$work/$side.err")] exit $rc, $(tail -1 "$work/$side.out")"
+  if [ $rc -ne 0 ]; then
+    status=1
+    sed 's/^/  | /' "$work/$side.err"
+  fi
+done
+if ! diff -u --label "ours" --label "C librpma" "$work/ours.out" "$work/ref.out" >"$work/diff"; then
+  echo "$name: observations differ between our library and the C library:"
+  cat "$work/diff"
+  status=1
+fi
+exit $status
