@@ -4,7 +4,7 @@
 #   make demo       build, then show the library working (see README)
 #   make check      every test: Rust, C (ours vs Debian's librpma), ELF, header,
 #                   install, SoftRoCE
-#   make install    PREFIX=/usr/local [DESTDIR=] [LIBDIR=$(PREFIX)/lib]
+#   make install    PREFIX=/usr/local [DESTDIR=] [LIBDIR=$(PREFIX)/lib] [NO_BUILD=1: install what is built]
 #   make header     regenerate include/librpma.h from src/capi
 
 CARGO   ?= cargo
@@ -14,6 +14,10 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 VERSION := 1.3.0
+
+# Install-time paths go into the .pc and CMake files (without DESTDIR).
+SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 BUILD   := build
 LIB     := $(BUILD)/lib/librpma.so.0
@@ -49,23 +53,22 @@ check-c: lib
 header:
 	RPMA_UPDATE_HEADER=1 $(CARGO) test --test header
 
-install: lib
+install: $(if $(NO_BUILD),,lib)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
-		$(DESTDIR)$(LIBDIR)/cmake/librpma $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+		$(DESTDIR)$(LIBDIR)/librpma/cmake $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 0755 $(LIB) $(DESTDIR)$(LIBDIR)/librpma.so.0
 	ln -sf librpma.so.0 $(DESTDIR)$(LIBDIR)/librpma.so
 	install -m 0644 include/librpma.h $(DESTDIR)$(INCLUDEDIR)/librpma.h
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
-		-e 's|@VERSION@|$(VERSION)|g' pkgconfig/librpma.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/librpma.pc
-	sed -e 's|@VERSION@|$(VERSION)|g' cmake/librpma-config.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/librpma/librpma-config.cmake
-	sed -e 's|@VERSION@|$(VERSION)|g' cmake/librpma-config-version.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/librpma/librpma-config-version.cmake
+	$(SUBST) pkgconfig/librpma.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/librpma.pc
+	$(SUBST) cmake/librpma-config.cmake.in > $(DESTDIR)$(LIBDIR)/librpma/cmake/librpma-config.cmake
+	$(SUBST) cmake/librpma-config-version.cmake.in > $(DESTDIR)$(LIBDIR)/librpma/cmake/librpma-config-version.cmake
 	install -m 0644 man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 0644 man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/librpma.so.0 $(DESTDIR)$(LIBDIR)/librpma.so $(DESTDIR)$(INCLUDEDIR)/librpma.h \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/librpma.pc
-	rm -rf $(DESTDIR)$(LIBDIR)/cmake/librpma
+	rm -rf $(DESTDIR)$(LIBDIR)/librpma
 	for f in man/man3/*.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$${f##*/}; done
 	rm -f $(DESTDIR)$(MANDIR)/man7/librpma.7
 
