@@ -9,6 +9,7 @@
 #[macro_use]
 pub mod log;
 
+pub mod alloc;
 pub mod conn_cfg;
 pub mod error;
 pub mod peer_cfg;

@@ -8,7 +8,7 @@
 //! format that prints the finished message, ending in a newline, as the C
 //! library's callers expect.
 
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, c_int};
 use std::fmt;
 use std::io::Write;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering::SeqCst};
@@ -140,6 +140,52 @@ macro_rules! rpma_log {
     };
 }
 
+/// Longest message text delivered (the C library formats into 1 KiB too);
+/// longer messages are cut.
+const MESSAGE_MAX: usize = 1024;
+
+/// A fixed, stack-held text buffer that formatting can never overflow: text
+/// beyond its capacity (less one byte for a terminating NUL) is dropped, and
+/// NUL bytes are skipped. Logging therefore allocates nothing and cannot
+/// fail, even when the heap is exhausted.
+struct Text<const N: usize> {
+    bytes: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> Text<N> {
+    fn new() -> Self {
+        Text {
+            bytes: [0; N],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, byte: u8) {
+        if byte != 0 && self.len + 1 < N {
+            self.bytes[self.len] = byte;
+            self.len += 1;
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// The text with its terminating NUL, for C.
+    fn as_c_ptr(&mut self) -> *const c_char {
+        self.bytes[self.len] = 0;
+        self.bytes.as_ptr().cast()
+    }
+}
+
+impl<const N: usize> fmt::Write for Text<N> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        s.bytes().for_each(|b| self.push(b));
+        Ok(())
+    }
+}
+
 /// Delivers one message; `file` and `function` are NUL-terminated.
 #[doc(hidden)]
 pub fn emit(
@@ -150,16 +196,22 @@ pub fn emit(
     args: fmt::Arguments,
 ) {
     debug_assert!(file.ends_with('\0') && function.ends_with('\0'));
-    let message = format!("{args}\n").replace('\0', "");
+    let mut message = Text::<MESSAGE_MAX>::new();
+    let _ = fmt::write(&mut message, args);
+    let _ = fmt::Write::write_str(&mut message, "\n");
     match SINK.load(SeqCst) {
         SINK_OFF => {}
         SINK_DEFAULT => default_sink(level, trim_nul(file), line, trim_nul(function), &message),
         user => {
             // The format prints the message verbatim: every '%' is doubled,
             // so the sink's vprintf never reads an argument.
-            let Ok(format) = CString::new(message.replace('%', "%%")) else {
-                return;
-            };
+            let mut format = Text::<{ 2 * MESSAGE_MAX }>::new();
+            for &b in message.as_bytes() {
+                if b == b'%' {
+                    format.push(b);
+                }
+                format.push(b);
+            }
             // SAFETY: a non-marker value in SINK was stored by set_function
             // from a function pointer of exactly this type (the C caller
             // promises it points to an rpma_log_function).
@@ -172,7 +224,7 @@ pub fn emit(
                     file.as_ptr().cast(),
                     c_int::try_from(line).unwrap_or(c_int::MAX),
                     function.as_ptr().cast(),
-                    format.as_ptr(),
+                    format.as_c_ptr(),
                 )
             };
         }
@@ -183,26 +235,32 @@ fn trim_nul(s: &str) -> &str {
     s.strip_suffix('\0').unwrap_or(s)
 }
 
-fn default_sink(level: Level, file: &str, line: u32, function: &str, message: &str) {
+fn default_sink(level: Level, file: &str, line: u32, function: &str, message: &Text<MESSAGE_MAX>) {
+    use fmt::Write as _;
     let Some((tag, priority)) = level.tag_and_priority() else {
         return;
     };
     let base = file.rsplit('/').next().unwrap_or(file);
-    let body = format!("{tag}{base}: {line:3}: {function}: {message}");
+    let mut body = Text::<{ MESSAGE_MAX + 256 }>::new();
+    let _ = write!(body, "{tag}{base}: {line:3}: {function}: ");
+    message.as_bytes().iter().for_each(|&b| body.push(b));
     if level <= threshold(Threshold::Aux) {
-        let line = format!("{}[{}] {body}", timestamp(), thread_id());
+        let mut out = Text::<{ MESSAGE_MAX + 512 }>::new();
+        write_timestamp(&mut out);
+        let _ = write!(out, "[{}] ", thread_id());
+        body.as_bytes().iter().for_each(|&b| out.push(b));
+        // One write, so lines of concurrent threads do not interleave.
         // Logging has no way to report its own failure; a closed stderr
         // loses the line, as it would for the C library.
-        let _ = std::io::stderr().write_all(line.as_bytes());
+        let _ = std::io::stderr().write_all(out.as_bytes());
     }
-    if let Ok(text) = CString::new(body) {
-        // SAFETY: "%s" with one NUL-terminated string argument.
-        unsafe { libc::syslog(priority, c"%s".as_ptr(), text.as_ptr()) };
-    }
+    // SAFETY: "%s" with one NUL-terminated string argument.
+    unsafe { libc::syslog(priority, c"%s".as_ptr(), body.as_c_ptr()) };
 }
 
-/// "Mon DD HH:MM:SS.uuuuuu " in local time.
-fn timestamp() -> String {
+/// Appends "Mon DD HH:MM:SS.uuuuuu " in local time.
+fn write_timestamp<const N: usize>(out: &mut Text<N>) {
+    use fmt::Write as _;
     const FAILED: &str = "[time error] ";
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -210,13 +268,15 @@ fn timestamp() -> String {
     };
     // SAFETY: ts is a valid, writable timespec.
     if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) } != 0 {
-        return FAILED.to_owned();
+        let _ = out.write_str(FAILED);
+        return;
     }
     // SAFETY: an all-zero tm is a valid value for localtime_r to overwrite.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     // SAFETY: both pointers are valid for the call.
     if unsafe { libc::localtime_r(&ts.tv_sec, &mut tm) }.is_null() {
-        return FAILED.to_owned();
+        let _ = out.write_str(FAILED);
+        return;
     }
     let mut buf = [0u8; 64];
     // SAFETY: buf is writable for its length; the format is NUL-terminated.
@@ -229,13 +289,11 @@ fn timestamp() -> String {
         )
     };
     if n == 0 {
-        return FAILED.to_owned();
+        let _ = out.write_str(FAILED);
+        return;
     }
-    format!(
-        "{}.{:06} ",
-        String::from_utf8_lossy(&buf[..n]),
-        ts.tv_nsec / 1000
-    )
+    buf[..n].iter().for_each(|&b| out.push(b));
+    let _ = write!(out, ".{:06} ", ts.tv_nsec / 1000);
 }
 
 fn thread_id() -> libc::pid_t {
@@ -272,9 +330,25 @@ mod tests {
 
     #[test]
     fn timestamp_has_the_c_library_shape() {
-        let t = timestamp();
+        let mut t = Text::<64>::new();
+        write_timestamp(&mut t);
         // "Nov 21 11:20:00.123456 "
+        let t = std::str::from_utf8(t.as_bytes()).unwrap();
         assert_eq!(t.len(), 23, "{t:?}");
         assert_eq!(&t[15..16], ".");
+    }
+
+    #[test]
+    fn text_truncates_and_drops_nul() {
+        use std::fmt::Write as _;
+        let mut t = Text::<8>::new();
+        write!(t, "a\0bcdefghijk").unwrap();
+        assert_eq!(t.as_bytes(), b"abcdefg");
+        let p = t.as_c_ptr();
+        // SAFETY: as_c_ptr terminates the text inside the buffer.
+        assert_eq!(
+            unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes(),
+            b"abcdefg"
+        );
     }
 }

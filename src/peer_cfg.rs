@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::alloc::try_box;
 use crate::error::{Error, Result};
 use crate::log::Level;
 
@@ -37,8 +38,10 @@ impl PeerCfg {
 
     /// Rebuilds a configuration from a descriptor received from the peer.
     /// Only the first byte is read; any non-zero value means "supported",
-    /// as the C library reads it. An empty descriptor is invalid.
-    pub fn from_descriptor(desc: &[u8]) -> Result<PeerCfg> {
+    /// as the C library reads it. An empty descriptor is invalid. The
+    /// configuration is allocated before the result is logged, so an
+    /// exhausted heap gives `NoMem` and no message, as in the C library.
+    pub fn from_descriptor(desc: &[u8]) -> Result<Box<PeerCfg>> {
         let Some(&byte) = desc.first() else {
             rpma_log!(
                 Level::Error,
@@ -50,6 +53,8 @@ impl PeerCfg {
             return Err(Error::Inval);
         };
         let supported = byte != 0;
+        let cfg = try_box(PeerCfg::new())?;
+        cfg.set_direct_write_to_pmem(supported);
         rpma_log!(
             Level::Info,
             "rpma_peer_cfg_from_descriptor",
@@ -60,8 +65,6 @@ impl PeerCfg {
                 "unsupported"
             }
         );
-        let cfg = PeerCfg::new();
-        cfg.set_direct_write_to_pmem(supported);
         Ok(cfg)
     }
 }

@@ -1,7 +1,7 @@
 use std::ffi::c_int;
 use std::ptr::NonNull;
 
-use super::{boundary, get, new_handle, out, put, set, take_handle, try_set};
+use super::{boundary, get, new_into, set, take_handle, try_set};
 use crate::conn_cfg::ConnCfg;
 use crate::error::Error;
 use crate::srq::Srq;
@@ -12,12 +12,8 @@ use crate::srq::Srq;
 /// `cfg_ptr` is NULL or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_cfg_new(cfg_ptr: *mut *mut ConnCfg) -> c_int {
-    boundary(|| {
-        let slot = out(cfg_ptr)?;
-        // SAFETY: checked output pointer.
-        unsafe { put(slot, new_handle(ConnCfg::new())?) };
-        Ok(())
-    })
+    // SAFETY: caller contract above.
+    unsafe { new_into(cfg_ptr, true, ConnCfg::new) }
 }
 
 /// Deletes a connection configuration.

@@ -14,11 +14,11 @@ mod srq_cfg;
 pub mod types;
 mod utils;
 
-use std::alloc::{alloc, Layout};
 use std::ffi::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe, UnwindSafe};
 use std::ptr::NonNull;
 
+use crate::alloc::try_box;
 use crate::error::{Error, Result};
 
 core::arch::global_asm!(include_str!(concat!(env!("OUT_DIR"), "/symver.s")));
@@ -106,19 +106,32 @@ pub(crate) unsafe fn set<O>(obj: *const O, write: impl FnOnce(&O)) -> c_int {
 /// Moves `value` to the heap for a C handle; allocation failure is
 /// `RPMA_E_NOMEM` rather than an abort.
 pub(crate) fn new_handle<T>(value: T) -> Result<*mut T> {
-    let layout = Layout::new::<T>();
-    if layout.size() == 0 {
-        return Ok(Box::into_raw(Box::new(value)));
-    }
-    // SAFETY: the layout has a non-zero size.
-    let p = unsafe { alloc(layout) }.cast::<T>();
-    if p.is_null() {
-        return Err(Error::NoMem);
-    }
-    // SAFETY: p is fresh, aligned and sized for T; Box::from_raw in
-    // delete_handle frees it with the same layout (the global allocator).
-    unsafe { p.write(value) };
-    Ok(p)
+    try_box(value).map(Box::into_raw)
+}
+
+/// The `*_new(T **)` pattern: checks `ptr`, then stores a new handle. On
+/// `RPMA_E_NOMEM`, `*ptr` is set to NULL when `null_on_nomem` (some of the C
+/// library's constructors do that, others leave `*ptr` alone).
+///
+/// # Safety
+/// `ptr` is NULL or valid for writing a pointer.
+pub(crate) unsafe fn new_into<T>(
+    ptr: *mut *mut T,
+    null_on_nomem: bool,
+    make: impl FnOnce() -> T,
+) -> c_int {
+    boundary(|| {
+        let slot = out(ptr)?;
+        let handle = new_handle(make()).inspect_err(|_| {
+            if null_on_nomem {
+                // SAFETY: checked output pointer (caller contract).
+                unsafe { put(slot, std::ptr::null_mut()) };
+            }
+        })?;
+        // SAFETY: checked output pointer (caller contract).
+        unsafe { put(slot, handle) };
+        Ok(())
+    })
 }
 
 /// The `*_delete(T **)` pattern: NULL `ptr` is `RPMA_E_INVAL`, NULL `*ptr` a

@@ -1,6 +1,6 @@
 use std::ffi::{c_int, c_void};
 
-use super::{arg, boundary, new_handle, out, put, take_handle};
+use super::{arg, boundary, new_into, out, put, take_handle};
 use crate::error::Error;
 use crate::peer_cfg::{PeerCfg, DESCRIPTOR_SIZE};
 
@@ -10,12 +10,8 @@ use crate::peer_cfg::{PeerCfg, DESCRIPTOR_SIZE};
 /// `pcfg_ptr` is NULL or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_peer_cfg_new(pcfg_ptr: *mut *mut PeerCfg) -> c_int {
-    boundary(|| {
-        let slot = out(pcfg_ptr)?;
-        // SAFETY: checked output pointer.
-        unsafe { put(slot, new_handle(PeerCfg::new())?) };
-        Ok(())
-    })
+    // SAFETY: caller contract above.
+    unsafe { new_into(pcfg_ptr, false, PeerCfg::new) }
 }
 
 /// Deletes a peer configuration.
@@ -121,7 +117,7 @@ pub unsafe extern "C" fn rpma_peer_cfg_from_descriptor(
         let slot = out(pcfg_ptr)?;
         // SAFETY: desc is non-NULL and readable for desc_size bytes (caller).
         let bytes = unsafe { std::slice::from_raw_parts(desc.cast::<u8>(), desc_size) };
-        let cfg = new_handle(PeerCfg::from_descriptor(bytes)?)?;
+        let cfg = Box::into_raw(PeerCfg::from_descriptor(bytes)?);
         // SAFETY: checked output pointer.
         unsafe { put(slot, cfg) };
         Ok(())

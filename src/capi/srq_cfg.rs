@@ -1,6 +1,6 @@
 use std::ffi::c_int;
 
-use super::{boundary, get, new_handle, out, put, set, take_handle};
+use super::{boundary, get, new_into, set, take_handle};
 use crate::srq_cfg::SrqCfg;
 
 /// Creates a shared-RQ configuration with the default values.
@@ -9,12 +9,8 @@ use crate::srq_cfg::SrqCfg;
 /// `cfg_ptr` is NULL or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_srq_cfg_new(cfg_ptr: *mut *mut SrqCfg) -> c_int {
-    boundary(|| {
-        let slot = out(cfg_ptr)?;
-        // SAFETY: checked output pointer.
-        unsafe { put(slot, new_handle(SrqCfg::new())?) };
-        Ok(())
-    })
+    // SAFETY: caller contract above.
+    unsafe { new_into(cfg_ptr, true, SrqCfg::new) }
 }
 
 /// Deletes a shared-RQ configuration.

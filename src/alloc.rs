@@ -1,0 +1,25 @@
+//! Fallible heap allocation: the C API reports an exhausted heap as
+//! `RPMA_E_NOMEM` instead of aborting the host program.
+
+use std::alloc::{alloc, Layout};
+
+use crate::error::{Error, Result};
+
+/// `Box::new` that returns `Error::NoMem` when the allocator fails.
+pub fn try_box<T>(value: T) -> Result<Box<T>> {
+    let layout = Layout::new::<T>();
+    if layout.size() == 0 {
+        return Ok(Box::new(value));
+    }
+    // SAFETY: the layout has a non-zero size.
+    let p = unsafe { alloc(layout) }.cast::<T>();
+    if p.is_null() {
+        return Err(Error::NoMem);
+    }
+    // SAFETY: p is fresh, aligned and sized for T, allocated by the global
+    // allocator with T's layout, which is what Box expects to free.
+    unsafe {
+        p.write(value);
+        Ok(Box::from_raw(p))
+    }
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rpma_conn_cfg_set_srq.c -- mirrors rpma_conn_cfg_set_srq(3): a NULL cfg
+ * and (following upstream's implementation, not its documentation) a NULL
+ * srq are rejected and change nothing, so an SRQ cannot be unset; a later
+ * call replaces the SRQ; the configuration neither touches nor owns it.
+ *
+ * No real SRQ is needed: the configuration only stores the pointer, so two
+ * static objects stand in for SRQs.
+ */
+#include <stddef.h>
+
+#include "rpma_test.h"
+
+static int fake_srq_a = 0x0a0a;
+static int fake_srq_b = 0x0b0b;
+#define SRQ_A ((struct rpma_srq *)&fake_srq_a)
+#define SRQ_B ((struct rpma_srq *)&fake_srq_b)
+
+int
+main(void)
+{
+	struct rpma_conn_cfg *cfg = NULL;
+	struct rpma_srq *srq;
+	bool shared;
+	uint32_t size;
+	int timeout_ms;
+
+	t_begin();
+
+	/* ERRORS: RPMA_E_INVAL when cfg is NULL */
+	EXPECT_INT(rpma_conn_cfg_set_srq(NULL, SRQ_A), RPMA_E_INVAL);
+	EXPECT_INT(rpma_conn_cfg_set_srq(NULL, NULL), RPMA_E_INVAL);
+
+	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
+
+	/* a new configuration holds no SRQ */
+	srq = SRQ_B;
+	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	EXPECT_TRUE(srq == NULL);
+
+	/* ERRORS/NOTES: RPMA_E_INVAL when srq is NULL; still no SRQ */
+	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, NULL), RPMA_E_INVAL);
+	srq = SRQ_B;
+	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	EXPECT_TRUE(srq == NULL);
+
+	/* RETURN VALUE: 0, and the pointer is stored as given */
+	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_A), 0);
+	srq = NULL;
+	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	EXPECT_TRUE(srq == SRQ_A);
+
+	/* NOTES: an SRQ cannot be unset -- NULL is rejected, SRQ_A stays */
+	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, NULL), RPMA_E_INVAL);
+	srq = NULL;
+	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	EXPECT_TRUE(srq == SRQ_A);
+
+	/* a failed call (NULL cfg) leaves a live configuration alone */
+	EXPECT_INT(rpma_conn_cfg_set_srq(NULL, SRQ_B), RPMA_E_INVAL);
+	srq = NULL;
+	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	EXPECT_TRUE(srq == SRQ_A);
+
+	/* DESCRIPTION: a later call replaces the SRQ recorded earlier */
+	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_B), 0);
+	srq = NULL;
+	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	EXPECT_TRUE(srq == SRQ_B);
+	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_B), 0);
+	srq = NULL;
+	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	EXPECT_TRUE(srq == SRQ_B);
+
+	/* only the SRQ changes: the other values keep their defaults */
+	timeout_ms = -1;
+	EXPECT_INT(rpma_conn_cfg_get_timeout(cfg, &timeout_ms), 0);
+	EXPECT_INT(timeout_ms, 1000);
+	size = 12345;
+	EXPECT_INT(rpma_conn_cfg_get_cq_size(cfg, &size), 0);
+	EXPECT_INT(size, 10);
+	size = 12345;
+	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &size), 0);
+	EXPECT_INT(size, 0);
+	size = 12345;
+	EXPECT_INT(rpma_conn_cfg_get_sq_size(cfg, &size), 0);
+	EXPECT_INT(size, 10);
+	size = 12345;
+	EXPECT_INT(rpma_conn_cfg_get_rq_size(cfg, &size), 0);
+	EXPECT_INT(size, 10);
+	shared = true;
+	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
+	EXPECT_INT(shared, false);
+
+	/* DESCRIPTION: the SRQ is neither checked nor owned: deleting the
+	 * configuration leaves it as it was */
+	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
+	EXPECT_TRUE(cfg == NULL);
+	EXPECT_INT(fake_srq_a, 0x0a0a);
+	EXPECT_INT(fake_srq_b, 0x0b0b);
+
+	return t_end();
+}
