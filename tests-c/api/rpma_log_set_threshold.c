@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rpma_log_set_threshold.c -- mirrors rpma_log_set_threshold(3): every valid
+ * level for both thresholds, every ERRORS entry (nothing changes on failure),
+ * the main threshold gating what any log function receives, the auxiliary
+ * threshold gating what the default function writes to stderr (and nothing
+ * else), and concurrent setters.
+ *
+ * Messages are triggered through rpma_peer_cfg_from_descriptor(): a 0-byte
+ * descriptor logs one ERROR message, a 1-byte one logs one INFO message.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rpma_test.h"
+
+#define UNTOUCHED ((enum rpma_log_level)12345)
+#define MSG_ERROR "incorrect size of the descriptor: 0 bytes (should be at least 1 bytes)\n"
+#define MSG_INFO "INFO: Direct Write To PMem is supported\n"
+
+/* what the recording log function saw */
+static int calls;
+static int last_level;
+static char last_message[1024];
+
+static void
+record_fn(enum rpma_log_level level, const char *file_name, const int line_no,
+		const char *function_name, const char *message_format, ...)
+{
+	va_list ap;
+
+	(void) file_name;
+	(void) line_no;
+	(void) function_name;
+	__atomic_add_fetch(&calls, 1, __ATOMIC_SEQ_CST);
+	last_level = level;
+	va_start(ap, message_format);
+	vsnprintf(last_message, sizeof(last_message), message_format, ap);
+	va_end(ap);
+}
+
+/* triggers one ERROR message; returns how many calls the log function got */
+static int
+trigger_error(void)
+{
+	static const char desc[1] = {1};
+	struct rpma_peer_cfg *cfg = NULL;
+	int before = __atomic_load_n(&calls, __ATOMIC_SEQ_CST);
+
+	last_message[0] = '\0';
+	if (rpma_peer_cfg_from_descriptor(desc, 0, &cfg) != RPMA_E_INVAL || cfg != NULL)
+		return -1;
+	return __atomic_load_n(&calls, __ATOMIC_SEQ_CST) - before;
+}
+
+/* triggers one INFO message; returns how many calls the log function got */
+static int
+trigger_info(void)
+{
+	static const char desc[1] = {1};
+	struct rpma_peer_cfg *cfg = NULL;
+	int before = __atomic_load_n(&calls, __ATOMIC_SEQ_CST);
+
+	last_message[0] = '\0';
+	if (rpma_peer_cfg_from_descriptor(desc, sizeof(desc), &cfg) != 0 || cfg == NULL)
+		return -1;
+	if (rpma_peer_cfg_delete(&cfg) != 0)
+		return -1;
+	return __atomic_load_n(&calls, __ATOMIC_SEQ_CST) - before;
+}
+
+/* stderr capture: fd 2 goes to a temporary file around a call */
+static char captured[4096];
+static int saved_fd = -1;
+static FILE *capture_file;
+
+static void
+capture_begin(void)
+{
+	fflush(stderr);
+	capture_file = tmpfile();
+	saved_fd = dup(2);
+	if (capture_file != NULL && saved_fd >= 0)
+		dup2(fileno(capture_file), 2);
+}
+
+static const char *
+capture_end(void)
+{
+	size_t n = 0;
+
+	fflush(stderr);
+	if (saved_fd >= 0) {
+		dup2(saved_fd, 2);
+		close(saved_fd);
+		saved_fd = -1;
+	}
+	captured[0] = '\0';
+	if (capture_file != NULL) {
+		rewind(capture_file);
+		n = fread(captured, 1, sizeof(captured) - 1, capture_file);
+		captured[n] = '\0';
+		fclose(capture_file);
+		capture_file = NULL;
+	}
+	return captured;
+}
+
+/* what the default function writes to stderr for one ERROR / INFO message */
+static const char *
+stderr_of_error(void)
+{
+	capture_begin();
+	(void) trigger_error();
+	return capture_end();
+}
+
+static const char *
+stderr_of_info(void)
+{
+	capture_begin();
+	(void) trigger_info();
+	return capture_end();
+}
+
+static int
+get(enum rpma_log_threshold t)
+{
+	enum rpma_log_level lvl = UNTOUCHED;
+
+	if (rpma_log_get_threshold(t, &lvl) != 0)
+		return -1000;
+	return (int)lvl;
+}
+
+#define N_SETTERS 4
+#define N_ROUNDS 20000
+static int setter_bad[N_SETTERS];
+static int stop_trigger;
+static int trigger_bad;
+static int triggered;   /* rounds of trigger_loop so far */
+
+static void *
+setter(void *arg)
+{
+	int id = (int)(long)arg;
+
+	/* start changing thresholds only once messages are flowing */
+	while (__atomic_load_n(&triggered, __ATOMIC_SEQ_CST) == 0)
+		sched_yield();
+	for (int i = 0; i < N_ROUNDS; i++) {
+		enum rpma_log_threshold t = (i + id) % 2 ? RPMA_LOG_THRESHOLD_AUX : RPMA_LOG_THRESHOLD;
+		int l = RPMA_LOG_DISABLED + (i * 7 + id) % 7;
+
+		if (rpma_log_set_threshold(t, (enum rpma_log_level)l) != 0)
+			setter_bad[id]++;
+		/* an invalid call in between must not disturb anything */
+		if (rpma_log_set_threshold(t, (enum rpma_log_level)6) != RPMA_E_INVAL)
+			setter_bad[id]++;
+	}
+	return NULL;
+}
+
+static void *
+trigger_loop(void *arg)
+{
+	(void) arg;
+	while (!__atomic_load_n(&stop_trigger, __ATOMIC_SEQ_CST)) {
+		int n = trigger_error();
+		int m = trigger_info();
+
+		/* one message at most each, whatever the threshold is right now */
+		if (n < 0 || n > 1 || m < 0 || m > 1)
+			__atomic_add_fetch(&trigger_bad, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&triggered, 1, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+int
+main(void)
+{
+	t_begin();
+
+	/* the defaults this page documents */
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD), RPMA_LOG_LEVEL_WARNING);
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD_AUX), RPMA_LOG_DISABLED);
+
+	/* RETURN VALUE: 0 for every valid level, on both thresholds */
+	for (int l = RPMA_LOG_DISABLED; l <= RPMA_LOG_LEVEL_DEBUG; l++) {
+		EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level)l), 0);
+		EXPECT_INT(get(RPMA_LOG_THRESHOLD), l);
+	}
+	for (int l = RPMA_LOG_DISABLED; l <= RPMA_LOG_LEVEL_DEBUG; l++) {
+		EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, (enum rpma_log_level)l), 0);
+		EXPECT_INT(get(RPMA_LOG_THRESHOLD_AUX), l);
+	}
+	/* setting one threshold leaves the other alone */
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD), RPMA_LOG_LEVEL_DEBUG);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_NOTICE), 0);
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD_AUX), RPMA_LOG_LEVEL_DEBUG);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR), 0);
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD), RPMA_LOG_LEVEL_NOTICE);
+	/* setting the same value twice is fine */
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR), 0);
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD_AUX), RPMA_LOG_LEVEL_ERROR);
+
+	/* ERRORS: invalid threshold; nothing changes */
+	EXPECT_INT(rpma_log_set_threshold((enum rpma_log_threshold)-1, RPMA_LOG_LEVEL_INFO), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_MAX, RPMA_LOG_LEVEL_INFO), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold((enum rpma_log_threshold)2, RPMA_LOG_LEVEL_INFO), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold((enum rpma_log_threshold)3, RPMA_LOG_LEVEL_INFO), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold((enum rpma_log_threshold)INT_MAX, RPMA_LOG_LEVEL_INFO), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold((enum rpma_log_threshold)INT_MIN, RPMA_LOG_LEVEL_INFO), RPMA_E_INVAL);
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD), RPMA_LOG_LEVEL_NOTICE);
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD_AUX), RPMA_LOG_LEVEL_ERROR);
+
+	/* ERRORS: invalid level (below RPMA_LOG_DISABLED or above DEBUG); nothing changes */
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level)-2), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level)6), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level)INT_MAX), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level)INT_MIN), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, (enum rpma_log_level)-2), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, (enum rpma_log_level)6), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, (enum rpma_log_level)INT_MAX), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, (enum rpma_log_level)INT_MIN), RPMA_E_INVAL);
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD), RPMA_LOG_LEVEL_NOTICE);
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD_AUX), RPMA_LOG_LEVEL_ERROR);
+
+	/* ERRORS: both arguments invalid */
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_MAX, (enum rpma_log_level)6), RPMA_E_INVAL);
+	EXPECT_INT(rpma_log_set_threshold((enum rpma_log_threshold)3, (enum rpma_log_level)-2), RPMA_E_INVAL);
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD), RPMA_LOG_LEVEL_NOTICE);
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD_AUX), RPMA_LOG_LEVEL_ERROR);
+
+	/*
+	 * DESCRIPTION: the main threshold decides what a (user) log function
+	 * receives: a message of level L arrives iff L <= the threshold.
+	 * The auxiliary threshold plays no part in it.
+	 */
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED), 0);
+	EXPECT_INT(rpma_log_set_function(record_fn), 0);
+
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
+	EXPECT_INT(trigger_error(), 1);
+	EXPECT_INT(last_level, RPMA_LOG_LEVEL_ERROR);
+	EXPECT_STR(last_message, MSG_ERROR);
+	EXPECT_INT(trigger_info(), 0);
+
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_INFO), 0);
+	EXPECT_INT(trigger_info(), 1);
+	EXPECT_INT(last_level, RPMA_LOG_LEVEL_INFO);
+	EXPECT_STR(last_message, MSG_INFO);
+	EXPECT_INT(trigger_error(), 1);
+
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_NOTICE), 0);
+	EXPECT_INT(trigger_info(), 0);
+	EXPECT_INT(trigger_error(), 1);
+
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_DEBUG), 0);
+	EXPECT_INT(trigger_info(), 1);
+	EXPECT_INT(trigger_error(), 1);
+
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_ERROR), 0);
+	EXPECT_INT(trigger_error(), 1);
+	EXPECT_INT(trigger_info(), 0);
+
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_FATAL), 0);
+	EXPECT_INT(trigger_error(), 0);
+	EXPECT_INT(trigger_info(), 0);
+
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_DISABLED), 0);
+	EXPECT_INT(trigger_error(), 0);
+	EXPECT_INT(trigger_info(), 0);
+
+	/* a high auxiliary threshold does not let anything past the main one */
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_DEBUG), 0);
+	EXPECT_INT(trigger_error(), 0);
+	EXPECT_INT(trigger_info(), 0);
+	/* ... and a disabled one does not hold back what the main one allows */
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_INFO), 0);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED), 0);
+	EXPECT_INT(trigger_info(), 1);
+	EXPECT_INT(trigger_error(), 1);
+
+	/* a failed set left the gate where it was */
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level)6), RPMA_E_INVAL);
+	EXPECT_INT(trigger_info(), 1);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level)-2), RPMA_E_INVAL);
+	EXPECT_INT(trigger_info(), 0);
+
+	/* with a user function the auxiliary threshold writes nothing to stderr */
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_DEBUG), 0);
+	EXPECT_STR(stderr_of_error(), "");
+
+	/*
+	 * DESCRIPTION: with the default function, a delivered message also goes
+	 * to stderr iff its level <= the auxiliary threshold.
+	 */
+	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
+
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED), 0);
+	EXPECT_STR(stderr_of_error(), "");
+
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_FATAL), 0);
+	EXPECT_STR(stderr_of_error(), "");
+
+	const char *out;
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR), 0);
+	out = stderr_of_error();
+	EXPECT_TRUE(strstr(out, "*ERROR* ") != NULL);
+	EXPECT_TRUE(strstr(out, ": rpma_peer_cfg_from_descriptor: " MSG_ERROR) != NULL);
+	EXPECT_TRUE(strchr(out, '\n') == out + strlen(out) - 1);
+
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_DEBUG), 0);
+	out = stderr_of_error();
+	EXPECT_TRUE(strstr(out, ": rpma_peer_cfg_from_descriptor: " MSG_ERROR) != NULL);
+
+	/* INFO: the main threshold (WARNING) stops it before the aux one matters */
+	EXPECT_STR(stderr_of_info(), "");
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_INFO), 0);
+	out = stderr_of_info();
+	EXPECT_TRUE(strstr(out, "*INFO*  ") != NULL);
+	EXPECT_TRUE(strstr(out, ": rpma_peer_cfg_from_descriptor: " MSG_INFO) != NULL);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_NOTICE), 0);
+	EXPECT_STR(stderr_of_info(), "");
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_INFO), 0);
+	out = stderr_of_info();
+	EXPECT_TRUE(strstr(out, ": rpma_peer_cfg_from_descriptor: " MSG_INFO) != NULL);
+
+	/* main threshold DISABLED: nothing at all, whatever the aux one says */
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_DISABLED), 0);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_DEBUG), 0);
+	EXPECT_STR(stderr_of_error(), "");
+	EXPECT_STR(stderr_of_info(), "");
+
+	/* a failed set of the aux threshold left it where it was */
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED), 0);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, (enum rpma_log_level)6), RPMA_E_INVAL);
+	EXPECT_STR(stderr_of_error(), "");
+
+	/*
+	 * NOTES: thread-safe -- setters on both thresholds race with a thread
+	 * that keeps logging through a user function.
+	 */
+	EXPECT_INT(rpma_log_set_function(record_fn), 0);
+	pthread_t st[N_SETTERS], tr;
+	int setters = 0;
+	int trigger_started = pthread_create(&tr, NULL, trigger_loop, NULL) == 0;
+	EXPECT_TRUE(trigger_started);
+	if (!trigger_started)   /* do not leave the other threads waiting */
+		__atomic_store_n(&triggered, 1, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < N_SETTERS; i++)
+		setters += pthread_create(&st[i], NULL, setter, (void *)(long)i) == 0;
+	EXPECT_INT(setters, N_SETTERS);
+	for (int i = 0; i < setters; i++)
+		pthread_join(st[i], NULL);
+	__atomic_store_n(&stop_trigger, 1, __ATOMIC_SEQ_CST);
+	if (trigger_started)
+		pthread_join(tr, NULL);
+	int bad = trigger_bad;
+	for (int i = 0; i < N_SETTERS; i++)
+		bad += setter_bad[i];
+	EXPECT_INT(bad, 0);
+	EXPECT_TRUE(triggered > 0);
+	/* both thresholds hold valid levels, and the gate follows a fresh set */
+	EXPECT_TRUE(get(RPMA_LOG_THRESHOLD) >= RPMA_LOG_DISABLED &&
+			get(RPMA_LOG_THRESHOLD) <= RPMA_LOG_LEVEL_DEBUG);
+	EXPECT_TRUE(get(RPMA_LOG_THRESHOLD_AUX) >= RPMA_LOG_DISABLED &&
+			get(RPMA_LOG_THRESHOLD_AUX) <= RPMA_LOG_LEVEL_DEBUG);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED), 0);
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD), RPMA_LOG_LEVEL_WARNING);
+	EXPECT_INT(get(RPMA_LOG_THRESHOLD_AUX), RPMA_LOG_DISABLED);
+	EXPECT_INT(trigger_error(), 1);
+	EXPECT_INT(trigger_info(), 0);
+
+	return t_end();
+}
