@@ -5,29 +5,7 @@
  * does), the default values of a new configuration and the independence of
  * two configurations.
  */
-#include <stddef.h>
-
 #include "rpma_test.h"
-
-/*
- * RPMA_E_NOMEM: this program provides malloc() itself, so it serves the
- * library too; when armed, the next call fails once. Everything else goes
- * to glibc's allocator. (Under valgrind pass
- * --soname-synonyms=somalloc=nouserintercepts, or valgrind's own allocator
- * replaces this one and no failure can be injected.)
- */
-extern void *__libc_malloc(size_t size);
-static volatile int fail_next_malloc;
-
-void *
-malloc(size_t size)
-{
-	if (fail_next_malloc) {
-		fail_next_malloc = 0;
-		return NULL;
-	}
-	return __libc_malloc(size);
-}
 
 static int sentinel_object;
 #define SENTINEL ((struct rpma_conn_cfg *)&sentinel_object)
@@ -62,33 +40,45 @@ expect_defaults(const struct rpma_conn_cfg *cfg)
 	EXPECT_TRUE(srq == NULL);
 }
 
+/*
+ * ERRORS: RPMA_E_NOMEM when the object cannot be allocated; as upstream's
+ * implementation does (not its documentation), *cfg_ptr becomes NULL. The
+ * next allocation fails (see t_malloc_fail()), in a child so a crash cannot
+ * take the other checks with it.
+ */
+enum { NOMEM_RET, NOMEM_USED, NOMEM_CFG_NULL, NOMEM_N };
+
+static void
+nomem_body(long long *out, int n)
+{
+	struct rpma_conn_cfg *cfg = SENTINEL;
+
+	(void) n;
+	t_malloc_fail(1);
+	out[NOMEM_RET] = rpma_conn_cfg_new(&cfg);
+	t_malloc_fail(0);
+	out[NOMEM_USED] = t_malloc_failed() > 0;
+	out[NOMEM_CFG_NULL] = cfg == NULL;
+}
+
 int
 main(void)
 {
 	struct rpma_conn_cfg *cfg = SENTINEL;
 	struct rpma_conn_cfg *other = NULL;
 	uint32_t size = 0;
-	int ret, injected_failure_used;
+	long long nomem[NOMEM_N] = {0, 0, 0};
 
 	t_begin();
 
 	/* ERRORS: RPMA_E_INVAL when cfg_ptr is NULL */
 	EXPECT_INT(rpma_conn_cfg_new(NULL), RPMA_E_INVAL);
 
-	/*
-	 * ERRORS: RPMA_E_NOMEM when the object cannot be allocated; as upstream's
-	 * implementation does (not its documentation), *cfg_ptr becomes NULL
-	 */
-	fail_next_malloc = 1;
-	ret = rpma_conn_cfg_new(&cfg);
-	injected_failure_used = fail_next_malloc == 0;
-	fail_next_malloc = 0;
-	EXPECT_TRUE(injected_failure_used);
-	EXPECT_INT(ret, RPMA_E_NOMEM);
-	EXPECT_TRUE(cfg == NULL);
-	if (ret == 0)
-		(void) rpma_conn_cfg_delete(&cfg);
-	cfg = SENTINEL;
+	/* ERRORS: RPMA_E_NOMEM, and *cfg_ptr becomes NULL (see nomem_body()) */
+	EXPECT_INT(t_in_child(nomem_body, nomem, NOMEM_N), 0);
+	EXPECT_TRUE(nomem[NOMEM_USED] /* the injected failure was used */);
+	EXPECT_INT(nomem[NOMEM_RET], RPMA_E_NOMEM);
+	EXPECT_TRUE(nomem[NOMEM_CFG_NULL] /* cfg_ptr set to NULL after NOMEM */);
 
 	/* RETURN VALUE: 0, and *cfg_ptr points to a new object */
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);

@@ -11,20 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "rpma_test.h"
-
-/* malloc fails while fail_malloc is set (used only in a child process) */
-extern void *__libc_malloc(size_t size);
-static volatile int fail_malloc;
-
-void *
-malloc(size_t size)
-{
-	return fail_malloc ? NULL : __libc_malloc(size);
-}
 
 static char sentinel_obj;
 #define SENTINEL ((struct rpma_peer_cfg *)&sentinel_obj)
@@ -89,46 +77,41 @@ check_decode(const void *desc, size_t desc_size, bool want)
 	EXPECT_INT(rpma_peer_cfg_delete(&pcfg), 0);
 }
 
-/* NOMEM at the given threshold, in a child so a crash cannot hide the rest */
+/*
+ * NOMEM at the given threshold: every allocation fails (see t_malloc_fail()),
+ * in a child so a crash cannot hide the rest
+ */
+enum { NOMEM_RET, NOMEM_UNTOUCHED, NOMEM_LOGS, NOMEM_USED, NOMEM_N };
+static enum rpma_log_level nomem_threshold;
+
+static void
+nomem_body(long long *out, int n)
+{
+	const unsigned char desc[1] = {0x01};
+	struct rpma_peer_cfg *pcfg = SENTINEL;
+
+	(void) n;
+	rpma_log_set_threshold(RPMA_LOG_THRESHOLD, nomem_threshold);
+	nlogs = 0;
+	t_malloc_fail(T_MALLOC_FAIL_ALL);
+	out[NOMEM_RET] = rpma_peer_cfg_from_descriptor(desc, sizeof(desc), &pcfg);
+	t_malloc_fail(0);
+	out[NOMEM_UNTOUCHED] = pcfg == SENTINEL;
+	out[NOMEM_LOGS] = nlogs;
+	out[NOMEM_USED] = t_malloc_failed() > 0;
+}
+
 static void
 check_nomem(enum rpma_log_level threshold)
 {
-	int fds[2];
-	int res[3] = {0, 0, -1};
-	int status = -1;
+	long long res[NOMEM_N] = {0, 0, -1, 0};
 
-	fflush(stdout);
-	if (pipe(fds) != 0) {
-		EXPECT_TRUE(!"pipe() failed");
-		return;
-	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		const unsigned char desc[1] = {0x01};
-		struct rpma_peer_cfg *pcfg = SENTINEL;
-		close(fds[0]);
-		rpma_log_set_threshold(RPMA_LOG_THRESHOLD, threshold);
-		nlogs = 0;
-		fail_malloc = 1;
-		int ret = rpma_peer_cfg_from_descriptor(desc, sizeof(desc), &pcfg);
-		fail_malloc = 0;
-		res[0] = ret;
-		res[1] = pcfg == SENTINEL;
-		res[2] = nlogs;
-		if (write(fds[1], res, sizeof(res)) != (ssize_t)sizeof(res))
-			_exit(3);
-		_exit(0);
-	}
-	close(fds[1]);
-	ssize_t got = pid > 0 ? read(fds[0], res, sizeof(res)) : -1;
-	close(fds[0]);
-	if (pid > 0)
-		waitpid(pid, &status, 0);
-	EXPECT_TRUE(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	EXPECT_TRUE(got == (ssize_t)sizeof(res));
-	EXPECT_INT(res[0], RPMA_E_NOMEM);
-	EXPECT_TRUE(res[1] /* pcfg_ptr untouched after NOMEM */);
-	EXPECT_INT(res[2] /* messages logged */, 0);
+	nomem_threshold = threshold;
+	EXPECT_INT(t_in_child(nomem_body, res, NOMEM_N), 0);
+	EXPECT_TRUE(res[NOMEM_USED] /* the injected failure was used */);
+	EXPECT_INT(res[NOMEM_RET], RPMA_E_NOMEM);
+	EXPECT_TRUE(res[NOMEM_UNTOUCHED] /* pcfg_ptr untouched after NOMEM */);
+	EXPECT_INT(res[NOMEM_LOGS] /* messages logged */, 0);
 }
 
 int

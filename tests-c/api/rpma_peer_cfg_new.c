@@ -4,61 +4,28 @@
  * pcfg_ptr, NOMEM when the allocation fails (output untouched), the default
  * (direct write to PMem unsupported) and independent objects.
  */
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "rpma_test.h"
-
-/* malloc fails while fail_malloc is set (used only in a child process) */
-extern void *__libc_malloc(size_t size);
-static volatile int fail_malloc;
-
-void *
-malloc(size_t size)
-{
-	return fail_malloc ? NULL : __libc_malloc(size);
-}
 
 static char sentinel_obj;
 #define SENTINEL ((struct rpma_peer_cfg *)&sentinel_obj)
 
-/* the NOMEM case runs in a child so a crash cannot take the other checks with it */
-static void
-check_nomem(void)
-{
-	int fds[2];
-	int res[2] = {0, 0};
-	int status = -1;
+/*
+ * the NOMEM case: every allocation fails (see t_malloc_fail()), in a child
+ * so a crash cannot take the other checks with it
+ */
+enum { NOMEM_RET, NOMEM_USED, NOMEM_UNTOUCHED, NOMEM_N };
 
-	fflush(stdout);
-	if (pipe(fds) != 0) {
-		EXPECT_TRUE(!"pipe() failed");
-		return;
-	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		struct rpma_peer_cfg *pcfg = SENTINEL;
-		close(fds[0]);
-		fail_malloc = 1;
-		int ret = rpma_peer_cfg_new(&pcfg);
-		fail_malloc = 0;
-		res[0] = ret;
-		res[1] = pcfg == SENTINEL;
-		if (write(fds[1], res, sizeof(res)) != (ssize_t)sizeof(res))
-			_exit(3);
-		_exit(0);
-	}
-	close(fds[1]);
-	ssize_t got = pid > 0 ? read(fds[0], res, sizeof(res)) : -1;
-	close(fds[0]);
-	if (pid > 0)
-		waitpid(pid, &status, 0);
-	EXPECT_TRUE(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	EXPECT_TRUE(got == (ssize_t)sizeof(res));
-	/* ERRORS: RPMA_E_NOMEM, *pcfg_ptr keeps its value */
-	EXPECT_INT(res[0], RPMA_E_NOMEM);
-	EXPECT_TRUE(res[1] /* pcfg_ptr untouched after NOMEM */);
+static void
+nomem_body(long long *out, int n)
+{
+	struct rpma_peer_cfg *pcfg = SENTINEL;
+
+	(void) n;
+	t_malloc_fail(T_MALLOC_FAIL_ALL);
+	out[NOMEM_RET] = rpma_peer_cfg_new(&pcfg);
+	t_malloc_fail(0);
+	out[NOMEM_USED] = t_malloc_failed() > 0;
+	out[NOMEM_UNTOUCHED] = pcfg == SENTINEL;
 }
 
 int
@@ -98,8 +65,12 @@ main(void)
 	EXPECT_INT(rpma_peer_cfg_get_direct_write_to_pmem(a, &supported), 0);
 	EXPECT_INT(supported, true);
 
-	/* ERRORS: RPMA_E_NOMEM */
-	check_nomem();
+	/* ERRORS: RPMA_E_NOMEM, *pcfg_ptr keeps its value (see nomem_body()) */
+	long long res[NOMEM_N] = {0, 0, 0};
+	EXPECT_INT(t_in_child(nomem_body, res, NOMEM_N), 0);
+	EXPECT_TRUE(res[NOMEM_USED] /* the injected failure was used */);
+	EXPECT_INT(res[NOMEM_RET], RPMA_E_NOMEM);
+	EXPECT_TRUE(res[NOMEM_UNTOUCHED] /* pcfg_ptr untouched after NOMEM */);
 
 	/* released with rpma_peer_cfg_delete(3) */
 	EXPECT_INT(rpma_peer_cfg_delete(&a), 0);

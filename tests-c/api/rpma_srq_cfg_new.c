@@ -4,61 +4,28 @@
  * cfg_ptr, the defaults 20 / 20 (not the documented 100), separate objects,
  * and NOMEM, which stores NULL in *cfg_ptr as upstream's implementation does.
  */
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "rpma_test.h"
-
-/* malloc fails while fail_malloc is set (used only in a child process) */
-extern void *__libc_malloc(size_t size);
-static volatile int fail_malloc;
-
-void *
-malloc(size_t size)
-{
-	return fail_malloc ? NULL : __libc_malloc(size);
-}
 
 static char sentinel_obj;
 #define SENTINEL ((struct rpma_srq_cfg *)&sentinel_obj)
 
-/* the NOMEM case runs in a child so a crash cannot take the other checks with it */
-static void
-check_nomem(void)
-{
-	int fds[2];
-	int res[2] = {0, 0};
-	int status = -1;
+/*
+ * the NOMEM case: every allocation fails (see t_malloc_fail()), in a child
+ * so a crash cannot take the other checks with it
+ */
+enum { NOMEM_RET, NOMEM_USED, NOMEM_CFG_NULL, NOMEM_N };
 
-	fflush(stdout);
-	if (pipe(fds) != 0) {
-		EXPECT_TRUE(!"pipe() failed");
-		return;
-	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		struct rpma_srq_cfg *cfg = SENTINEL;
-		close(fds[0]);
-		fail_malloc = 1;
-		int ret = rpma_srq_cfg_new(&cfg);
-		fail_malloc = 0;
-		res[0] = ret;
-		res[1] = cfg == NULL;
-		if (write(fds[1], res, sizeof(res)) != (ssize_t)sizeof(res))
-			_exit(3);
-		_exit(0);
-	}
-	close(fds[1]);
-	ssize_t got = pid > 0 ? read(fds[0], res, sizeof(res)) : -1;
-	close(fds[0]);
-	if (pid > 0)
-		waitpid(pid, &status, 0);
-	EXPECT_TRUE(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	EXPECT_TRUE(got == (ssize_t)sizeof(res));
-	/* ERRORS: RPMA_E_NOMEM, and *cfg_ptr is set to NULL */
-	EXPECT_INT(res[0], RPMA_E_NOMEM);
-	EXPECT_TRUE(res[1] /* cfg_ptr set to NULL after NOMEM */);
+static void
+nomem_body(long long *out, int n)
+{
+	struct rpma_srq_cfg *cfg = SENTINEL;
+
+	(void) n;
+	t_malloc_fail(T_MALLOC_FAIL_ALL);
+	out[NOMEM_RET] = rpma_srq_cfg_new(&cfg);
+	t_malloc_fail(0);
+	out[NOMEM_USED] = t_malloc_failed() > 0;
+	out[NOMEM_CFG_NULL] = cfg == NULL;
 }
 
 int
@@ -92,8 +59,12 @@ main(void)
 	EXPECT_INT(rpma_srq_cfg_get_rcq_size(b, &rcq_size), 0);
 	EXPECT_INT(rcq_size, 20);
 
-	/* ERRORS: RPMA_E_NOMEM */
-	check_nomem();
+	/* ERRORS: RPMA_E_NOMEM, and *cfg_ptr is set to NULL (see nomem_body()) */
+	long long res[NOMEM_N] = {0, 0, 0};
+	EXPECT_INT(t_in_child(nomem_body, res, NOMEM_N), 0);
+	EXPECT_TRUE(res[NOMEM_USED] /* the injected failure was used */);
+	EXPECT_INT(res[NOMEM_RET], RPMA_E_NOMEM);
+	EXPECT_TRUE(res[NOMEM_CFG_NULL] /* cfg_ptr set to NULL after NOMEM */);
 
 	EXPECT_INT(rpma_srq_cfg_delete(&a), 0);
 	EXPECT_INT(rpma_srq_cfg_delete(&b), 0);

@@ -2,11 +2,15 @@
 /* rpma_test.c -- the check harness of the C tests (see rpma_test.h). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "rpma_test.h"
 
@@ -90,4 +94,110 @@ t_note(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
+}
+
+/*
+ * malloc() of every test binary, and so of the library under test too (see
+ * rpma_test.h; valgrind needs --soname-synonyms=somalloc=nouserintercepts).
+ * malloc_fail_left: 0 = pass everything to glibc, > 0 = that many calls
+ * still to refuse, < 0 = refuse every call until disarmed. The tests are
+ * single-threaded while armed, so plain volatile counters are enough.
+ */
+extern void *__libc_malloc(size_t size);
+static volatile int malloc_fail_left;
+static volatile int malloc_failed_count;
+
+void *
+malloc(size_t size)
+{
+	int left = malloc_fail_left;
+
+	if (left == 0)
+		return __libc_malloc(size);
+	if (left > 0)
+		malloc_fail_left = left - 1;
+	malloc_failed_count++;
+	return NULL;
+}
+
+void
+t_malloc_fail(int count)
+{
+	if (count != 0)
+		malloc_failed_count = 0;
+	malloc_fail_left = count;
+}
+
+int
+t_malloc_failed(void)
+{
+	return malloc_failed_count;
+}
+
+int
+t_in_child(void (*body)(long long *out, int n), long long *out, int n)
+{
+	size_t want = n > 0 ? (size_t)n * sizeof(*out) : 0, done = 0;
+	int fds[2], status = 0;
+	pid_t pid;
+	ssize_t r;
+
+	/* nothing buffered may be printed twice, by the child and by us */
+	fflush(stdout);
+	fflush(stderr);
+	if (pipe(fds) != 0) {
+		perror("t_in_child: pipe");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("t_in_child: fork");
+		close(fds[0]);
+		close(fds[1]);
+		return 1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		body(out, n);
+		t_malloc_fail(0);
+		while (done < want) {
+			r = write(fds[1], (const char *)out + done, want - done);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				_exit(3);
+			done += (size_t)r;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	while (done < want) {
+		r = read(fds[0], (char *)out + done, want - done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		done += (size_t)r;
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			perror("t_in_child: waitpid");
+			return 1;
+		}
+	}
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "t_in_child: the child was killed by signal %d\n", WTERMSIG(status));
+		return 1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "t_in_child: the child exited with status %d\n",
+				WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return 1;
+	}
+	if (done != want) {
+		fprintf(stderr, "t_in_child: the child delivered %zu of %zu bytes\n", done, want);
+		return 1;
+	}
+	return 0;
 }

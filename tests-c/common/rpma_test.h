@@ -34,4 +34,34 @@ void t_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* EXPECT_TRUE(cond): prints whether cond holds. */
 #define EXPECT_TRUE(cond) t_true(__FILE__, __LINE__, #cond, !!(cond))
 
+/*
+ * Allocation failure (RPMA_E_NOMEM). rpma_test.c provides malloc() itself, so
+ * it serves every test binary and the library under test alike; calloc(),
+ * realloc() and free() stay glibc's. Unarmed it is a transparent pass-through
+ * to glibc's __libc_malloc.
+ *
+ * t_malloc_fail(count) arms it: the next count calls of malloc() return NULL
+ * (T_MALLOC_FAIL_ALL: every call until disarmed); t_malloc_fail(0) disarms.
+ * Arming resets the tally that t_malloc_failed() returns: how many calls
+ * were really refused, so a test can check its forced failure was used.
+ *
+ * Under valgrind pass --soname-synonyms=somalloc=nouserintercepts, or
+ * valgrind's own allocator replaces this malloc() and no failure can be
+ * injected.
+ */
+#define T_MALLOC_FAIL_ALL (-1)
+void t_malloc_fail(int count);
+int t_malloc_failed(void);
+
+/*
+ * t_in_child(body, out, n): runs body(out, n) in a forked child, which sends
+ * out[0..n-1] back through a pipe into the caller's out. Returns 0 only when
+ * the child exited with status 0 and delivered all n values, so a crash of
+ * the library is a failed check, not a crashed test; the reason of any other
+ * result goes to stderr. The body must not print on stdout (the child's
+ * observations would not be counted); it reports through out instead, and
+ * the caller checks those values once t_in_child() has returned 0.
+ */
+int t_in_child(void (*body)(long long *out, int n), long long *out, int n);
+
 #endif /* RPMA_TEST_H */
