@@ -125,6 +125,44 @@ mod tests {
             assert_eq!(c, e.code());
         }
         assert_eq!(RPMA_F_COMPLETION_ALWAYS, 3);
+    }
+
+    /// The C-facing enums restate the core's with upstream's names (for
+    /// cbindgen); their values must stay the same.
+    #[test]
+    fn c_enums_match_the_core_enums() {
+        use crate::log::{Level, Threshold};
+        use crate::utils::ConnEvent;
+        let events = [
+            (rpma_conn_event::RPMA_CONN_UNDEFINED, ConnEvent::Undefined),
+            (
+                rpma_conn_event::RPMA_CONN_ESTABLISHED,
+                ConnEvent::Established,
+            ),
+            (rpma_conn_event::RPMA_CONN_CLOSED, ConnEvent::Closed),
+            (rpma_conn_event::RPMA_CONN_LOST, ConnEvent::Lost),
+            (rpma_conn_event::RPMA_CONN_REJECTED, ConnEvent::Rejected),
+            (
+                rpma_conn_event::RPMA_CONN_UNREACHABLE,
+                ConnEvent::Unreachable,
+            ),
+        ];
+        for (c, core) in events {
+            assert_eq!(c as i32, core as i32);
+        }
+        assert_eq!(
+            rpma_log_threshold::RPMA_LOG_THRESHOLD as i32,
+            Threshold::Main as i32
+        );
+        assert_eq!(
+            rpma_log_threshold::RPMA_LOG_THRESHOLD_AUX as i32,
+            Threshold::Aux as i32
+        );
+        assert_eq!(
+            Threshold::from_raw(rpma_log_threshold::RPMA_LOG_THRESHOLD_MAX as i32),
+            None
+        );
+        assert_eq!((Level::Disabled as i32, Level::Debug as i32), (-1, 5));
         assert_eq!(RPMA_DEFAULT_TIMEOUT_MS, crate::conn_cfg::DEFAULT_TIMEOUT_MS);
     }
 }
