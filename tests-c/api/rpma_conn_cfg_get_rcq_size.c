@@ -30,36 +30,24 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_get_rcq_size(NULL, NULL), RPMA_E_INVAL);
 
 	/* DESCRIPTION: never changed -- 0 (no separate receive completion queue) */
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, 0);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 0);
 
 	/* DESCRIPTION: the value last passed to the setter */
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 256), 0);
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, 256);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 256);
 
 	/* reading has no side effect: a second read gives the same value */
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, 256);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 256);
 
 	/* reported exactly as set: 0 and UINT32_MAX */
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 0), 0);
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, 0);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, UINT32_MAX), 0);
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, UINT32_MAX);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), UINT32_MAX);
 
 	/* a failed call changes nothing in the configuration */
 	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, NULL), RPMA_E_INVAL);
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, UINT32_MAX);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), UINT32_MAX);
 
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 

@@ -30,36 +30,24 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_get_sq_size(NULL, NULL), RPMA_E_INVAL);
 
 	/* DESCRIPTION: never changed -- 10 */
-	sq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_sq_size(cfg, &sq_size), 0);
-	EXPECT_INT(sq_size, 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 10);
 
 	/* DESCRIPTION: the value last passed to the setter */
 	EXPECT_INT(rpma_conn_cfg_set_sq_size(cfg, 256), 0);
-	sq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_sq_size(cfg, &sq_size), 0);
-	EXPECT_INT(sq_size, 256);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 256);
 
 	/* reading has no side effect: a second read gives the same value */
-	sq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_sq_size(cfg, &sq_size), 0);
-	EXPECT_INT(sq_size, 256);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 256);
 
 	/* reported exactly as set: 0 and UINT32_MAX */
 	EXPECT_INT(rpma_conn_cfg_set_sq_size(cfg, 0), 0);
-	sq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_sq_size(cfg, &sq_size), 0);
-	EXPECT_INT(sq_size, 0);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_sq_size(cfg, UINT32_MAX), 0);
-	sq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_sq_size(cfg, &sq_size), 0);
-	EXPECT_INT(sq_size, UINT32_MAX);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), UINT32_MAX);
 
 	/* a failed call changes nothing in the configuration */
 	EXPECT_INT(rpma_conn_cfg_get_sq_size(cfg, NULL), RPMA_E_INVAL);
-	sq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_sq_size(cfg, &sq_size), 0);
-	EXPECT_INT(sq_size, UINT32_MAX);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), UINT32_MAX);
 
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 

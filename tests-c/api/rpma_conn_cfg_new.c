@@ -15,25 +15,16 @@ static void
 expect_defaults(const struct rpma_conn_cfg *cfg)
 {
 	int timeout_ms = -1;
-	uint32_t size = 12345;
 	bool shared = true;
 	struct rpma_srq *srq = (struct rpma_srq *)&sentinel_object;
 
 	EXPECT_INT(rpma_conn_cfg_get_timeout(cfg, &timeout_ms), 0);
 	EXPECT_INT(timeout_ms, 1000);
 	EXPECT_INT(timeout_ms, RPMA_DEFAULT_TIMEOUT_MS);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_cq_size(cfg, &size), 0);
-	EXPECT_INT(size, 10);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &size), 0);
-	EXPECT_INT(size, 0);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_sq_size(cfg, &size), 0);
-	EXPECT_INT(size, 10);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rq_size(cfg, &size), 0);
-	EXPECT_INT(size, 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_cq_size, cfg), 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 0);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rq_size, cfg), 10);
 	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
 	EXPECT_INT(shared, false);
 	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);

@@ -14,7 +14,6 @@ main(void)
 {
 	struct rpma_conn_cfg *cfg = NULL;
 	bool shared;
-	uint32_t size;
 	int timeout_ms;
 	struct rpma_srq *srq;
 
@@ -60,18 +59,10 @@ main(void)
 	timeout_ms = -1;
 	EXPECT_INT(rpma_conn_cfg_get_timeout(cfg, &timeout_ms), 0);
 	EXPECT_INT(timeout_ms, 1000);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_cq_size(cfg, &size), 0);
-	EXPECT_INT(size, 10);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &size), 0);
-	EXPECT_INT(size, 0);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_sq_size(cfg, &size), 0);
-	EXPECT_INT(size, 10);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rq_size(cfg, &size), 0);
-	EXPECT_INT(size, 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_cq_size, cfg), 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 0);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rq_size, cfg), 10);
 	srq = (struct rpma_srq *)&timeout_ms;
 	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
 	EXPECT_TRUE(srq == NULL);

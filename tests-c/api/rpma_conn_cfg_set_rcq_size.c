@@ -14,7 +14,6 @@ int
 main(void)
 {
 	struct rpma_conn_cfg *cfg = NULL;
-	uint32_t rcq_size, size;
 	int timeout_ms;
 
 	t_begin();
@@ -27,66 +26,42 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 
 	/* a new configuration holds 0 */
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, 0);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 0);
 
 	/* RETURN VALUE: 0, and the value is stored as given */
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 64), 0);
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, 64);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 64);
 
 	/* DESCRIPTION: 0 is accepted */
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 0), 0);
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, 0);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 0);
 
 	/* DESCRIPTION: no limit is checked -- 1, INT_MAX, INT_MAX + 1, UINT32_MAX */
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 1), 0);
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, 1);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 1);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, INT_MAX), 0);
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, INT_MAX);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), INT_MAX);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, (uint32_t)INT_MAX + 1), 0);
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, (uint32_t)INT_MAX + 1);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), (uint32_t)INT_MAX + 1);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, UINT32_MAX), 0);
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, UINT32_MAX);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), UINT32_MAX);
 
 	/* a later call replaces the value */
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 4096), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 33), 0);
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, 33);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 33);
 
 	/* only this size changes: the other values keep their defaults */
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_cq_size(cfg, &size), 0);
-	EXPECT_INT(size, 10);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_sq_size(cfg, &size), 0);
-	EXPECT_INT(size, 10);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rq_size(cfg, &size), 0);
-	EXPECT_INT(size, 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_cq_size, cfg), 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rq_size, cfg), 10);
 	timeout_ms = -1;
 	EXPECT_INT(rpma_conn_cfg_get_timeout(cfg, &timeout_ms), 0);
 	EXPECT_INT(timeout_ms, 1000);
 
 	/* a failed call (NULL cfg) leaves a live configuration alone */
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(NULL, 7), RPMA_E_INVAL);
-	rcq_size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size), 0);
-	EXPECT_INT(rcq_size, 33);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 33);
 
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 

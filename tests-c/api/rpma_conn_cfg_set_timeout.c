@@ -14,7 +14,6 @@ main(void)
 {
 	struct rpma_conn_cfg *cfg = NULL;
 	int timeout_ms;
-	uint32_t size;
 
 	t_begin();
 
@@ -66,18 +65,10 @@ main(void)
 
 	/* only the timeout changes: the other values keep their defaults */
 	EXPECT_INT(rpma_conn_cfg_set_timeout(cfg, 42), 0);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_cq_size(cfg, &size), 0);
-	EXPECT_INT(size, 10);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rcq_size(cfg, &size), 0);
-	EXPECT_INT(size, 0);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_sq_size(cfg, &size), 0);
-	EXPECT_INT(size, 10);
-	size = 12345;
-	EXPECT_INT(rpma_conn_cfg_get_rq_size(cfg, &size), 0);
-	EXPECT_INT(size, 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_cq_size, cfg), 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 0);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 10);
+	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rq_size, cfg), 10);
 
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 

@@ -24,25 +24,17 @@ main(void)
 	EXPECT_INT(rpma_srq_cfg_get_rcq_size(NULL, NULL), RPMA_E_INVAL);
 
 	/* RETURN VALUE 0; a never-changed configuration reports 20 */
-	v = SENTINEL_U32;
-	EXPECT_INT(rpma_srq_cfg_get_rcq_size(cfg, &v), 0);
-	EXPECT_INT(v, 20);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, cfg), 20);
 
 	/* the value last set, including the boundaries */
 	EXPECT_INT(rpma_srq_cfg_set_rcq_size(cfg, 0), 0);
-	v = SENTINEL_U32;
-	EXPECT_INT(rpma_srq_cfg_get_rcq_size(cfg, &v), 0);
-	EXPECT_INT(v, 0);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, cfg), 0);
 
 	EXPECT_INT(rpma_srq_cfg_set_rcq_size(cfg, UINT32_MAX), 0);
-	v = 0;
-	EXPECT_INT(rpma_srq_cfg_get_rcq_size(cfg, &v), 0);
-	EXPECT_INT(v, UINT32_MAX);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, cfg), UINT32_MAX);
 
 	EXPECT_INT(rpma_srq_cfg_set_rcq_size(cfg, 1234), 0);
-	v = SENTINEL_U32;
-	EXPECT_INT(rpma_srq_cfg_get_rcq_size(cfg, &v), 0);
-	EXPECT_INT(v, 1234);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, cfg), 1234);
 
 	/* a failed call leaves *rcq_size alone */
 	v = 0;
@@ -50,25 +42,19 @@ main(void)
 	EXPECT_INT(v, 0);
 
 	/* reading does not change the value */
-	v = SENTINEL_U32;
-	EXPECT_INT(rpma_srq_cfg_get_rcq_size(cfg, &v), 0);
-	EXPECT_INT(v, 1234);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, cfg), 1234);
 
 	/* the value belongs to this size only */
 	uint32_t w = SENTINEL_U32;
 	EXPECT_INT(rpma_srq_cfg_get_rq_size(cfg, &w), 0);
 	EXPECT_INT(w, 20);
 	EXPECT_INT(rpma_srq_cfg_set_rq_size(cfg, 0), 0);
-	v = SENTINEL_U32;
-	EXPECT_INT(rpma_srq_cfg_get_rcq_size(cfg, &v), 0);
-	EXPECT_INT(v, 1234);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, cfg), 1234);
 
 	/* another configuration has its own value */
 	struct rpma_srq_cfg *other = NULL;
 	EXPECT_INT(rpma_srq_cfg_new(&other), 0);
-	v = SENTINEL_U32;
-	EXPECT_INT(rpma_srq_cfg_get_rcq_size(other, &v), 0);
-	EXPECT_INT(v, 20);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, other), 20);
 
 	EXPECT_INT(rpma_srq_cfg_delete(&other), 0);
 	EXPECT_INT(rpma_srq_cfg_delete(&cfg), 0);

@@ -6,24 +6,6 @@
  */
 #include "rpma_test.h"
 
-static long long
-get(const struct rpma_srq_cfg *cfg)
-{
-	uint32_t v = 0xDEADBEEF;
-	int ret = rpma_srq_cfg_get_rq_size(cfg, &v);
-
-	return ret != 0 ? ret : (long long)v;
-}
-
-static long long
-get_other(const struct rpma_srq_cfg *cfg)
-{
-	uint32_t v = 0xDEADBEEF;
-	int ret = rpma_srq_cfg_get_rcq_size(cfg, &v);
-
-	return ret != 0 ? ret : (long long)v;
-}
-
 int
 main(void)
 {
@@ -39,7 +21,7 @@ main(void)
 	EXPECT_INT(rpma_srq_cfg_new(&other), 0);
 
 	/* NOTES: the value of a new configuration is 20 */
-	EXPECT_INT(get(cfg), 20);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, cfg), 20);
 
 	/* RETURN VALUE 0; values are stored as given, no range check */
 	static const uint32_t values[] = {
@@ -48,34 +30,34 @@ main(void)
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		t_note("value %u", (unsigned)values[i]);
 		EXPECT_INT(rpma_srq_cfg_set_rq_size(cfg, values[i]), 0);
-		EXPECT_INT(get(cfg), values[i]);
+		EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, cfg), values[i]);
 		/* the other size and the other object are unaffected */
-		EXPECT_INT(get_other(cfg), 20);
-		EXPECT_INT(get(other), 20);
+		EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, cfg), 20);
+		EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, other), 20);
 	}
 
 	/* the boundaries 0 and UINT32_MAX, one after the other */
 	EXPECT_INT(rpma_srq_cfg_set_rq_size(cfg, 0), 0);
-	EXPECT_INT(get(cfg), 0);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, cfg), 0);
 	EXPECT_INT(rpma_srq_cfg_set_rq_size(cfg, UINT32_MAX), 0);
-	EXPECT_INT(get(cfg), UINT32_MAX);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, cfg), UINT32_MAX);
 	EXPECT_INT(rpma_srq_cfg_set_rq_size(cfg, 0), 0);
-	EXPECT_INT(get(cfg), 0);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, cfg), 0);
 
 	/* back to the default value */
 	EXPECT_INT(rpma_srq_cfg_set_rq_size(cfg, 20), 0);
-	EXPECT_INT(get(cfg), 20);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, cfg), 20);
 
 	/* a failed call changes no configuration */
 	EXPECT_INT(rpma_srq_cfg_set_rq_size(cfg, 5), 0);
 	EXPECT_INT(rpma_srq_cfg_set_rq_size(NULL, 6), RPMA_E_INVAL);
-	EXPECT_INT(get(cfg), 5);
-	EXPECT_INT(get(other), 20);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, cfg), 5);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, other), 20);
 
 	/* changing the other size leaves this one alone */
 	EXPECT_INT(rpma_srq_cfg_set_rcq_size(cfg, 77), 0);
-	EXPECT_INT(get(cfg), 5);
-	EXPECT_INT(get_other(cfg), 77);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, cfg), 5);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, cfg), 77);
 
 	EXPECT_INT(rpma_srq_cfg_delete(&other), 0);
 	EXPECT_INT(rpma_srq_cfg_delete(&cfg), 0);

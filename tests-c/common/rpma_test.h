@@ -15,6 +15,7 @@
 #ifndef RPMA_TEST_H
 #define RPMA_TEST_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include <librpma.h>
@@ -63,5 +64,18 @@ int t_malloc_failed(void);
  * the caller checks those values once t_in_child() has returned 0.
  */
 int t_in_child(void (*body)(long long *out, int n), long long *out, int n);
+
+/*
+ * T_GET_U32(getter, obj): calls getter(obj, &v) with v preset to a sentinel
+ * and yields v when the call returns 0, the (negative) return code when it
+ * fails, and LLONG_MIN for any other return. No uint32_t can equal the
+ * latter two, so EXPECT_INT(T_GET_U32(get, cfg), 64) checks both the return
+ * code and the value, and its observation line names the real getter.
+ */
+#define T_GET_U32(getter, obj) __extension__({ \
+	uint32_t t_v_ = 0xDEADBEEF; \
+	int t_r_ = getter((obj), &t_v_); \
+	t_r_ == 0 ? (long long)t_v_ : t_r_ < 0 ? (long long)t_r_ : LLONG_MIN; \
+})
 
 #endif /* RPMA_TEST_H */
