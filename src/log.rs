@@ -168,6 +168,10 @@ impl<const N: usize> Text<N> {
         }
     }
 
+    fn extend(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&b| self.push(b));
+    }
+
     fn as_bytes(&self) -> &[u8] {
         &self.bytes[..self.len]
     }
@@ -181,7 +185,7 @@ impl<const N: usize> Text<N> {
 
 impl<const N: usize> fmt::Write for Text<N> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        s.bytes().for_each(|b| self.push(b));
+        self.extend(s.as_bytes());
         Ok(())
     }
 }
@@ -243,12 +247,12 @@ fn default_sink(level: Level, file: &str, line: u32, function: &str, message: &T
     let base = file.rsplit('/').next().unwrap_or(file);
     let mut body = Text::<{ MESSAGE_MAX + 256 }>::new();
     let _ = write!(body, "{tag}{base}: {line:3}: {function}: ");
-    message.as_bytes().iter().for_each(|&b| body.push(b));
+    body.extend(message.as_bytes());
     if level <= threshold(Threshold::Aux) {
         let mut out = Text::<{ MESSAGE_MAX + 512 }>::new();
         write_timestamp(&mut out);
         let _ = write!(out, "[{}] ", thread_id());
-        body.as_bytes().iter().for_each(|&b| out.push(b));
+        out.extend(body.as_bytes());
         // One write, so lines of concurrent threads do not interleave.
         // Logging has no way to report its own failure; a closed stderr
         // loses the line, as it would for the C library.
@@ -292,7 +296,7 @@ fn write_timestamp<const N: usize>(out: &mut Text<N>) {
         let _ = out.write_str(FAILED);
         return;
     }
-    buf[..n].iter().for_each(|&b| out.push(b));
+    out.extend(&buf[..n]);
     let _ = write!(out, ".{:06} ", ts.tv_nsec / 1000);
 }
 
