@@ -88,80 +88,20 @@ calls_of_b(void)
 	return __atomic_load_n(&calls_b, __ATOMIC_SEQ_CST);
 }
 
-/* one ERROR message from the library; 0 when the call behaved as documented */
-static int
-trigger_error(void)
-{
-	static const char desc[1] = {1};
-	struct rpma_peer_cfg *cfg = NULL;
-
-	return rpma_peer_cfg_from_descriptor(desc, 0, &cfg) == RPMA_E_INVAL && cfg == NULL ? 0 : -1;
-}
-
-/* one INFO message from the library */
-static int
-trigger_info(char byte)
-{
-	char desc[1];
-	struct rpma_peer_cfg *cfg = NULL;
-
-	desc[0] = byte;
-	if (rpma_peer_cfg_from_descriptor(desc, sizeof(desc), &cfg) != 0 || cfg == NULL)
-		return -1;
-	return rpma_peer_cfg_delete(&cfg);
-}
-
-/* stderr capture: fd 2 goes to a temporary file around a call */
-static char captured[4096];
-static int saved_fd = -1;
-static FILE *capture_file;
-
-static void
-capture_begin(void)
-{
-	fflush(stderr);
-	capture_file = tmpfile();
-	saved_fd = dup(2);
-	if (capture_file != NULL && saved_fd >= 0)
-		dup2(fileno(capture_file), 2);
-}
-
-static const char *
-capture_end(void)
-{
-	size_t n = 0;
-
-	fflush(stderr);
-	if (saved_fd >= 0) {
-		dup2(saved_fd, 2);
-		close(saved_fd);
-		saved_fd = -1;
-	}
-	captured[0] = '\0';
-	if (capture_file != NULL) {
-		rewind(capture_file);
-		n = fread(captured, 1, sizeof(captured) - 1, capture_file);
-		captured[n] = '\0';
-		fclose(capture_file);
-		capture_file = NULL;
-	}
-	return captured;
-}
-
 static const char *
 stderr_of_error(void)
 {
-	capture_begin();
-	(void) trigger_error();
-	return capture_end();
+	t_stderr_begin();
+	(void) t_log_error();
+	return t_stderr_end();
 }
 
 static const char *
 stderr_of_info(void)
 {
-	capture_begin();
-	(void) trigger_info(1);
-	return capture_end();
+	t_stderr_begin();
+	(void) t_log_info(1);
+	return t_stderr_end();
 }
 
 /* helpers for checking the shape of a default-function stderr line */
@@ -307,7 +247,7 @@ trigger_loop(void *arg)
 {
 	(void) arg;
 	while (!__atomic_load_n(&stop_trigger, __ATOMIC_SEQ_CST)) {
-		if (trigger_error() != 0)
+		if (t_log_error() != 0)
 			__atomic_add_fetch(&trigger_bad, 1, __ATOMIC_SEQ_CST);
 		__atomic_add_fetch(&triggered, 1, __ATOMIC_SEQ_CST);
 	}
@@ -330,7 +270,7 @@ main(void)
 
 	/* RETURN VALUE: 0; the user function now gets every delivered message */
 	EXPECT_INT(rpma_log_set_function(fn_a), 0);
-	EXPECT_INT(trigger_error(), 0);
+	EXPECT_INT(t_log_error(), 0);
 	EXPECT_INT(calls_a(), 1);
 	EXPECT_INT(seen.level, RPMA_LOG_LEVEL_ERROR);
 	EXPECT_STR(seen.function, FUNC);
@@ -340,12 +280,12 @@ main(void)
 	EXPECT_STR(seen.message, MSG_ERROR);
 
 	/* default main threshold WARNING: INFO messages are not delivered */
-	EXPECT_INT(trigger_info(1), 0);
+	EXPECT_INT(t_log_info(1), 0);
 	EXPECT_INT(calls_a(), 1);
 
 	/* at INFO they are, with the same calling convention */
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_INFO), 0);
-	EXPECT_INT(trigger_info(1), 0);
+	EXPECT_INT(t_log_info(1), 0);
 	EXPECT_INT(calls_a(), 2);
 	EXPECT_INT(seen.level, RPMA_LOG_LEVEL_INFO);
 	EXPECT_STR(seen.function, FUNC);
@@ -353,19 +293,19 @@ main(void)
 	EXPECT_TRUE(seen.line_no > 0);
 	EXPECT_TRUE(seen.format_ends_nl);
 	EXPECT_STR(seen.message, MSG_SUPPORTED);
-	EXPECT_INT(trigger_info(0), 0);
+	EXPECT_INT(t_log_info(0), 0);
 	EXPECT_INT(calls_a(), 3);
 	EXPECT_STR(seen.message, MSG_UNSUPPORTED);
 	/* the ERROR message still arrives too (one call per message) */
-	EXPECT_INT(trigger_error(), 0);
+	EXPECT_INT(t_log_error(), 0);
 	EXPECT_INT(calls_a(), 4);
 	EXPECT_INT(seen.level, RPMA_LOG_LEVEL_ERROR);
 	EXPECT_STR(seen.message, MSG_ERROR);
 
 	/* nothing is delivered at RPMA_LOG_DISABLED */
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_DISABLED), 0);
-	EXPECT_INT(trigger_error(), 0);
-	EXPECT_INT(trigger_info(1), 0);
+	EXPECT_INT(t_log_error(), 0);
+	EXPECT_INT(t_log_info(1), 0);
 	EXPECT_INT(calls_a(), 4);
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
 
@@ -374,17 +314,17 @@ main(void)
 	EXPECT_STR(stderr_of_error(), "");
 	EXPECT_INT(calls_a(), 5);
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED), 0);
-	EXPECT_INT(trigger_error(), 0);
+	EXPECT_INT(t_log_error(), 0);
 	EXPECT_INT(calls_a(), 6);
 
 	/* installing the same function again is harmless */
 	EXPECT_INT(rpma_log_set_function(fn_a), 0);
-	EXPECT_INT(trigger_error(), 0);
+	EXPECT_INT(t_log_error(), 0);
 	EXPECT_INT(calls_a(), 7);
 
 	/* another user function replaces the first one */
 	EXPECT_INT(rpma_log_set_function(fn_b), 0);
-	EXPECT_INT(trigger_error(), 0);
+	EXPECT_INT(t_log_error(), 0);
 	EXPECT_INT(calls_of_b(), 1);
 	EXPECT_INT(calls_a(), 7);
 
@@ -394,7 +334,7 @@ main(void)
 	EXPECT_INT(calls_of_b(), 1);
 	EXPECT_INT(calls_a(), 7);
 	EXPECT_INT(rpma_log_set_function(NULL), 0);
-	EXPECT_INT(trigger_error(), 0);
+	EXPECT_INT(t_log_error(), 0);
 	EXPECT_INT(calls_of_b(), 1);
 	EXPECT_INT(calls_a(), 7);
 
@@ -469,16 +409,16 @@ main(void)
 	EXPECT_INT(rpma_log_set_function(fn_b), 0);
 	before = calls_of_b();
 	a0 = calls_a();
-	EXPECT_INT(trigger_error(), 0);
+	EXPECT_INT(t_log_error(), 0);
 	EXPECT_INT(calls_of_b() - before, 1);
 	EXPECT_INT(calls_a() - a0, 0);
 	EXPECT_INT(rpma_log_set_function(fn_a), 0);
-	EXPECT_INT(trigger_error(), 0);
+	EXPECT_INT(t_log_error(), 0);
 	EXPECT_INT(calls_a() - a0, 1);
 	EXPECT_INT(calls_of_b() - before, 1);
 	EXPECT_STR(seen.message, MSG_ERROR);
 	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
-	EXPECT_INT(trigger_error(), 0);
+	EXPECT_INT(t_log_error(), 0);
 	EXPECT_INT(calls_a() - a0, 1);
 	EXPECT_INT(calls_of_b() - before, 1);
 

@@ -49,12 +49,10 @@ record_fn(enum rpma_log_level level, const char *file_name, const int line_no,
 static int
 trigger_error(void)
 {
-	static const char desc[1] = {1};
-	struct rpma_peer_cfg *cfg = NULL;
 	int before = __atomic_load_n(&calls, __ATOMIC_SEQ_CST);
 
 	last_message[0] = '\0';
-	if (rpma_peer_cfg_from_descriptor(desc, 0, &cfg) != RPMA_E_INVAL || cfg != NULL)
+	if (t_log_error() != 0)
 		return -1;
 	return __atomic_load_n(&calls, __ATOMIC_SEQ_CST) - before;
 }
@@ -63,70 +61,29 @@ trigger_error(void)
 static int
 trigger_info(void)
 {
-	static const char desc[1] = {1};
-	struct rpma_peer_cfg *cfg = NULL;
 	int before = __atomic_load_n(&calls, __ATOMIC_SEQ_CST);
 
 	last_message[0] = '\0';
-	if (rpma_peer_cfg_from_descriptor(desc, sizeof(desc), &cfg) != 0 || cfg == NULL)
-		return -1;
-	if (rpma_peer_cfg_delete(&cfg) != 0)
+	if (t_log_info(1) != 0)
 		return -1;
 	return __atomic_load_n(&calls, __ATOMIC_SEQ_CST) - before;
-}
-
-/* stderr capture: fd 2 goes to a temporary file around a call */
-static char captured[4096];
-static int saved_fd = -1;
-static FILE *capture_file;
-
-static void
-capture_begin(void)
-{
-	fflush(stderr);
-	capture_file = tmpfile();
-	saved_fd = dup(2);
-	if (capture_file != NULL && saved_fd >= 0)
-		dup2(fileno(capture_file), 2);
-}
-
-static const char *
-capture_end(void)
-{
-	size_t n = 0;
-
-	fflush(stderr);
-	if (saved_fd >= 0) {
-		dup2(saved_fd, 2);
-		close(saved_fd);
-		saved_fd = -1;
-	}
-	captured[0] = '\0';
-	if (capture_file != NULL) {
-		rewind(capture_file);
-		n = fread(captured, 1, sizeof(captured) - 1, capture_file);
-		captured[n] = '\0';
-		fclose(capture_file);
-		capture_file = NULL;
-	}
-	return captured;
 }
 
 /* what the default function writes to stderr for one ERROR / INFO message */
 static const char *
 stderr_of_error(void)
 {
-	capture_begin();
+	t_stderr_begin();
 	(void) trigger_error();
-	return capture_end();
+	return t_stderr_end();
 }
 
 static const char *
 stderr_of_info(void)
 {
-	capture_begin();
+	t_stderr_begin();
 	(void) trigger_info();
-	return capture_end();
+	return t_stderr_end();
 }
 
 static int

@@ -201,3 +201,59 @@ t_in_child(void (*body)(long long *out, int n), long long *out, int n)
 	}
 	return 0;
 }
+
+int
+t_log_error(void)
+{
+	static const char desc[1] = {1};
+	struct rpma_peer_cfg *cfg = NULL;
+
+	return rpma_peer_cfg_from_descriptor(desc, 0, &cfg) == RPMA_E_INVAL && cfg == NULL ? 0 : -1;
+}
+
+int
+t_log_info(char byte)
+{
+	char desc[1] = {byte};
+	struct rpma_peer_cfg *cfg = NULL;
+
+	if (rpma_peer_cfg_from_descriptor(desc, sizeof(desc), &cfg) != 0 || cfg == NULL)
+		return -1;
+	return rpma_peer_cfg_delete(&cfg) == 0 ? 0 : -1;
+}
+
+static char captured[4096];
+static int saved_stderr = -1;
+static FILE *capture_file;
+
+void
+t_stderr_begin(void)
+{
+	fflush(stderr);
+	capture_file = tmpfile();
+	saved_stderr = dup(2);
+	if (capture_file != NULL && saved_stderr >= 0)
+		dup2(fileno(capture_file), 2);
+}
+
+const char *
+t_stderr_end(void)
+{
+	size_t n;
+
+	fflush(stderr);
+	if (saved_stderr >= 0) {
+		dup2(saved_stderr, 2);
+		close(saved_stderr);
+		saved_stderr = -1;
+	}
+	captured[0] = '\0';
+	if (capture_file != NULL) {
+		rewind(capture_file);
+		n = fread(captured, 1, sizeof(captured) - 1, capture_file);
+		captured[n] = '\0';
+		fclose(capture_file);
+		capture_file = NULL;
+	}
+	return captured;
+}

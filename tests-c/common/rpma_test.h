@@ -66,6 +66,24 @@ int t_malloc_failed(void);
 int t_in_child(void (*body)(long long *out, int n), long long *out, int n);
 
 /*
+ * Make the library log one message, through rpma_peer_cfg_from_descriptor:
+ * t_log_error() an ERROR ("incorrect size of the descriptor: 0 bytes ..."),
+ * t_log_info(byte) an INFO ("INFO: Direct Write To PMem is supported" for a
+ * non-zero byte, "... unsupported" for 0). Each returns 0 when the call
+ * behaved as documented and left nothing to free, -1 otherwise.
+ */
+int t_log_error(void);
+int t_log_info(char byte);
+
+/*
+ * Capture what is written to file descriptor 2 between t_stderr_begin() and
+ * t_stderr_end(); the latter restores stderr and returns the text (at most
+ * 4 KiB, valid until the next capture).
+ */
+void t_stderr_begin(void);
+const char *t_stderr_end(void);
+
+/*
  * T_GET_U32(getter, obj): calls getter(obj, &v) with v preset to a sentinel
  * and yields v when the call returns 0, the (negative) return code when it
  * fails, and LLONG_MIN for any other return. No uint32_t can equal the
