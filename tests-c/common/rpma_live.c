@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* rpma_live.c -- helpers for the tests on a live RDMA device (rpma_live.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rpma_live.h"
+
+static void
+give_up(const char *what)
+{
+	fprintf(stderr, "live test setup: %s\n", what);
+	exit(2);
+}
+
+const char *
+t_ip(void)
+{
+	const char *ip = getenv("RPMA_TESTING_IP");
+
+	if (ip == NULL || *ip == '\0')
+		give_up("RPMA_TESTING_IP is not set (run under softroce/rxe-run)");
+	return ip;
+}
+
+const char *
+t_port(void)
+{
+	static char port[8];
+
+	/* distinct per process, so consecutive tests never share a listener */
+	if (port[0] == '\0')
+		snprintf(port, sizeof(port), "%d", 20000 + (int)(getpid() % 20000));
+	return port;
+}
+
+struct ibv_context *
+t_ibv_ctx(void)
+{
+	struct ibv_context *ctx = NULL;
+
+	if (rpma_utils_get_ibv_context(t_ip(), RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx) != 0 || ctx == NULL)
+		give_up("rpma_utils_get_ibv_context failed");
+	return ctx;
+}
+
+struct rpma_peer *
+t_peer(void)
+{
+	struct rpma_peer *peer = NULL;
+
+	if (rpma_peer_new(t_ibv_ctx(), &peer) != 0 || peer == NULL)
+		give_up("rpma_peer_new failed");
+	return peer;
+}
+
+/* to_parent: child -> parent; to_child: parent -> child */
+static int to_parent[2] = {-1, -1}, to_child[2] = {-1, -1};
+static pid_t server_pid = -1;
+static int in_child;
+
+static int
+read_byte(int fd, int timeout_ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	char b;
+
+	if (poll(&p, 1, timeout_ms) != 1)
+		return -1;
+	return read(fd, &b, 1) == 1 ? 0 : -1;
+}
+
+static void
+write_byte(int fd)
+{
+	char b = 1;
+
+	if (write(fd, &b, 1) != 1)
+		give_up("cannot write to the other process");
+}
+
+void
+t_server_start(int (*fn)(void *arg), void *arg)
+{
+	if (pipe(to_parent) || pipe(to_child))
+		give_up("pipe failed");
+	fflush(stdout);
+	fflush(stderr);
+	server_pid = fork();
+	if (server_pid < 0)
+		give_up("fork failed");
+	if (server_pid == 0) {
+		in_child = 1;
+		close(to_parent[0]);
+		close(to_child[1]);
+		dup2(2, 1);
+		_exit(fn(arg));
+	}
+	close(to_parent[1]);
+	close(to_child[0]);
+	if (read_byte(to_parent[0], 30000))
+		give_up("the server did not start listening");
+}
+
+void
+t_server_ready(void)
+{
+	write_byte(to_parent[1]);
+}
+
+void
+t_sync_send(void)
+{
+	write_byte(in_child ? to_parent[1] : to_child[1]);
+}
+
+int
+t_sync_wait(void)
+{
+	return read_byte(in_child ? to_child[0] : to_parent[0], 30000);
+}
+
+int
+t_server_join(void)
+{
+	int status, i;
+
+	for (i = 0; i < 600; i++) {
+		pid_t r = waitpid(server_pid, &status, WNOHANG);
+
+		if (r == server_pid) {
+			server_pid = -1;
+			if (WIFEXITED(status))
+				return WEXITSTATUS(status);
+			return 128 + WTERMSIG(status);
+		}
+		if (r < 0)
+			return -1;
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	kill(server_pid, SIGKILL);
+	waitpid(server_pid, &status, 0);
+	server_pid = -1;
+	fprintf(stderr, "the server did not end within 60 s\n");
+	return -1;
+}

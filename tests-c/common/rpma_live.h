@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rpma_live.h -- helpers for the C tests that need a live RDMA device (the
+ * tests under tests-c/live/, run inside the SoftRoCE guest).
+ *
+ * Infrastructure failures (no RPMA_TESTING_IP, no device, a server that
+ * never comes up) end the test with exit status 2, never with a passed or a
+ * failed check: they say nothing about the library.
+ */
+#ifndef RPMA_LIVE_H
+#define RPMA_LIVE_H
+
+#include <sys/types.h>
+
+#include <librpma.h>
+
+/* the address of rxe0 (RPMA_TESTING_IP) */
+const char *t_ip(void);
+/* a TCP port for this process's listener, as a decimal string */
+const char *t_port(void);
+/* the verbs context of t_ip(), through rpma_utils_get_ibv_context() */
+struct ibv_context *t_ibv_ctx(void);
+/* a new peer on t_ibv_ctx() */
+struct rpma_peer *t_peer(void);
+
+/*
+ * A server in a forked child. t_server_start() flushes stdout, forks, and
+ * runs fn(arg) in the child with its stdout sent to stderr (only the parent
+ * prints observations, so the output of a run stays deterministic). fn calls
+ * t_server_ready() once it listens; t_server_start() returns when it has,
+ * or exits 2 when the child dies first or 30 s pass. fn's return value is
+ * the child's exit status, which t_server_join() returns (128 + signal
+ * number when the child was killed, -1 when it did not end in 60 s).
+ */
+void t_server_start(int (*fn)(void *arg), void *arg);
+void t_server_ready(void);
+int t_server_join(void);
+
+/*
+ * A one-byte rendezvous between the two processes, for steps that must not
+ * overlap (for example "the server has deleted its request"). t_sync_send()
+ * is called on one side and t_sync_wait() on the other; both directions
+ * exist. t_sync_wait() returns 0, or -1 after 30 s or when the other side
+ * has gone.
+ */
+void t_sync_send(void);
+int t_sync_wait(void);
+
+#endif /* RPMA_LIVE_H */
