@@ -116,7 +116,44 @@ enum rpma_log_threshold {
   RPMA_LOG_THRESHOLD_MAX = 2,
 };
 
+/**
+ * A connection (opaque to C).
+ */
+struct rpma_conn;
+
 struct rpma_conn_cfg;
+
+/**
+ * A connection request (opaque to C).
+ */
+struct rpma_conn_req;
+
+/**
+ * A completion queue and the channel that reports its completions: its own
+ * channel, or one shared by all queues of a connection.
+ */
+struct rpma_cq;
+
+/**
+ * A listening endpoint (opaque to C).
+ */
+struct rpma_ep;
+
+/**
+ * A registered local memory region.
+ */
+struct rpma_mr_local;
+
+/**
+ * A region of a remote peer, as its descriptor describes it. Nothing in
+ * it is trusted: the remote device checks every access against the rkey.
+ */
+struct rpma_mr_remote;
+
+/**
+ * A protection domain on a device, with the device's capabilities.
+ */
+struct rpma_peer;
 
 /**
  * A peer configuration. Shared freely between threads: the flag is atomic.
@@ -124,7 +161,7 @@ struct rpma_conn_cfg;
 struct rpma_peer_cfg;
 
 /**
- * A shared receive queue (opaque).
+ * A shared receive queue (opaque to C).
  */
 struct rpma_srq;
 
@@ -142,6 +179,86 @@ struct rpma_conn_private_data {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * The connection's event fd.
+ *
+ * # Safety
+ * `conn` is NULL or a live connection; `fd` is NULL or writable.
+ */
+int rpma_conn_get_event_fd(const struct rpma_conn *conn, int *fd);
+
+/**
+ * Takes the next connection event.
+ *
+ * # Safety
+ * `conn` is NULL or a live connection; `event` is NULL or writable.
+ */
+int rpma_conn_next_event(struct rpma_conn *conn, enum rpma_conn_event *event);
+
+/**
+ * The private data the peer sent.
+ *
+ * # Safety
+ * `conn` is NULL or a live connection; `pdata` is NULL or writable.
+ */
+int rpma_conn_get_private_data(const struct rpma_conn *conn, struct rpma_conn_private_data *pdata);
+
+/**
+ * Takes over the remote peer's configuration.
+ *
+ * # Safety
+ * `conn` and `pcfg` are NULL or live objects of this library.
+ */
+int rpma_conn_apply_remote_peer_cfg(struct rpma_conn *conn, const struct rpma_peer_cfg *pcfg);
+
+/**
+ * The number of the connection's queue pair.
+ *
+ * # Safety
+ * `conn` is NULL or a live connection; `qp_num` is NULL or writable.
+ */
+int rpma_conn_get_qp_num(const struct rpma_conn *conn, uint32_t *qp_num);
+
+/**
+ * The main completion queue.
+ *
+ * # Safety
+ * `conn` is NULL or a live connection; `cq_ptr` is NULL or writable.
+ */
+int rpma_conn_get_cq(const struct rpma_conn *conn, struct rpma_cq **cq_ptr);
+
+/**
+ * The separate receive completion queue, or NULL.
+ *
+ * # Safety
+ * `conn` is NULL or a live connection; `rcq_ptr` is NULL or writable.
+ */
+int rpma_conn_get_rcq(const struct rpma_conn *conn, struct rpma_cq **rcq_ptr);
+
+/**
+ * The fd of the shared completion channel.
+ *
+ * # Safety
+ * `conn` is NULL or a live connection; `fd` is NULL or writable.
+ */
+int rpma_conn_get_compl_fd(const struct rpma_conn *conn, int *fd);
+
+/**
+ * Starts the disconnection.
+ *
+ * # Safety
+ * `conn` is NULL or a live connection.
+ */
+int rpma_conn_disconnect(struct rpma_conn *conn);
+
+/**
+ * Deletes a connection (without disconnecting it).
+ *
+ * # Safety
+ * `conn_ptr` is NULL or points to NULL or to a connection from this library.
+ */
+int rpma_conn_delete(struct rpma_conn **conn_ptr);
 
 /**
  * Creates a connection configuration with the default values.
@@ -272,6 +389,100 @@ int rpma_conn_cfg_set_srq(struct rpma_conn_cfg *cfg, struct rpma_srq *srq);
 int rpma_conn_cfg_get_srq(const struct rpma_conn_cfg *cfg, struct rpma_srq **srq_ptr);
 
 /**
+ * Creates an outgoing connection request.
+ *
+ * # Safety
+ * `peer` is NULL or a live peer that outlives the connection; `addr` and
+ * `port` are NULL or strings; `cfg` is NULL or a live configuration;
+ * `req_ptr` is NULL or writable.
+ */
+int rpma_conn_req_new(struct rpma_peer *peer,
+                      const char *addr,
+                      const char *port,
+                      const struct rpma_conn_cfg *cfg,
+                      struct rpma_conn_req **req_ptr);
+
+/**
+ * Deletes a request (an incoming one is rejected).
+ *
+ * # Safety
+ * `req_ptr` is NULL or points to NULL or to a request from this library.
+ */
+int rpma_conn_req_delete(struct rpma_conn_req **req_ptr);
+
+/**
+ * Connects (or accepts) a request; the request is consumed.
+ *
+ * # Safety
+ * `req_ptr` is NULL or points to NULL or to a request from this library;
+ * `pdata` is NULL or a valid private-data descriptor; `conn_ptr` is NULL
+ * or writable.
+ */
+int rpma_conn_req_connect(struct rpma_conn_req **req_ptr,
+                          const struct rpma_conn_private_data *pdata,
+                          struct rpma_conn **conn_ptr);
+
+/**
+ * Posts a receive on the request's queue pair before it is connected.
+ *
+ * # Safety
+ * `req` and `dst` are NULL or live objects of this library.
+ */
+int rpma_conn_req_recv(struct rpma_conn_req *req,
+                       struct rpma_mr_local *dst,
+                       size_t offset,
+                       size_t len,
+                       const void *op_context);
+
+/**
+ * The private data of an incoming request.
+ *
+ * # Safety
+ * `req` is NULL or a live request; `pdata` is NULL or writable.
+ */
+int rpma_conn_req_get_private_data(const struct rpma_conn_req *req,
+                                   struct rpma_conn_private_data *pdata);
+
+/**
+ * Starts listening for connections.
+ *
+ * # Safety
+ * `peer` is NULL or a live peer that outlives the endpoint; `addr` and
+ * `port` are NULL or strings; `ep_ptr` is NULL or writable.
+ */
+int rpma_ep_listen(struct rpma_peer *peer,
+                   const char *addr,
+                   const char *port,
+                   struct rpma_ep **ep_ptr);
+
+/**
+ * Stops listening and deletes the endpoint.
+ *
+ * # Safety
+ * `ep_ptr` is NULL or points to NULL or to an endpoint from this library.
+ */
+int rpma_ep_shutdown(struct rpma_ep **ep_ptr);
+
+/**
+ * The endpoint's event fd.
+ *
+ * # Safety
+ * `ep` is NULL or a live endpoint; `fd` is NULL or writable.
+ */
+int rpma_ep_get_fd(const struct rpma_ep *ep, int *fd);
+
+/**
+ * Takes the next incoming connection request.
+ *
+ * # Safety
+ * `ep` is NULL or a live endpoint; `cfg` is NULL or a live configuration;
+ * `req_ptr` is NULL or writable.
+ */
+int rpma_ep_next_conn_req(struct rpma_ep *ep,
+                          const struct rpma_conn_cfg *cfg,
+                          struct rpma_conn_req **req_ptr);
+
+/**
  * Describes an error code returned by a librpma function.
  */
 const char *rpma_err_2str(int ret);
@@ -293,6 +504,120 @@ int rpma_log_get_threshold(enum rpma_log_threshold threshold, enum rpma_log_leve
  * Installs a log function; NULL selects the default one.
  */
 int rpma_log_set_function(rpma_log_function * log_function);
+
+/**
+ * Registers a memory region.
+ *
+ * # Safety
+ * `peer` is NULL or a live peer; the memory at `ptr` stays allocated while
+ * registered; `mr_ptr` is NULL or writable.
+ */
+int rpma_mr_reg(struct rpma_peer *peer,
+                void *ptr,
+                size_t size,
+                int usage,
+                struct rpma_mr_local **mr_ptr);
+
+/**
+ * Deregisters a memory region.
+ *
+ * # Safety
+ * `mr_ptr` is NULL or points to NULL or to a region from this library.
+ */
+int rpma_mr_dereg(struct rpma_mr_local **mr_ptr);
+
+/**
+ * Writes the region's descriptor (rpma_mr_get_descriptor_size bytes).
+ *
+ * # Safety
+ * `mr` is NULL or a live region; `desc` is NULL or writable for the
+ * descriptor's size.
+ */
+int rpma_mr_get_descriptor(const struct rpma_mr_local *mr, void *desc);
+
+/**
+ * Rebuilds a remote region from its descriptor.
+ *
+ * # Safety
+ * `desc` is NULL or readable for `desc_size` bytes; `mr_ptr` is NULL or
+ * writable.
+ */
+int rpma_mr_remote_from_descriptor(const void *desc,
+                                   size_t desc_size,
+                                   struct rpma_mr_remote **mr_ptr);
+
+/**
+ * The size of a descriptor.
+ *
+ * # Safety
+ * `mr` is NULL or a live region; `desc_size` is NULL or writable.
+ */
+int rpma_mr_get_descriptor_size(const struct rpma_mr_local *mr, size_t *desc_size);
+
+/**
+ * The registered address.
+ *
+ * # Safety
+ * `mr` is NULL or a live region; `ptr` is NULL or writable.
+ */
+int rpma_mr_get_ptr(const struct rpma_mr_local *mr, void **ptr);
+
+/**
+ * The registered size.
+ *
+ * # Safety
+ * `mr` is NULL or a live region; `size` is NULL or writable.
+ */
+int rpma_mr_get_size(const struct rpma_mr_local *mr, size_t *size);
+
+/**
+ * The size of a remote region.
+ *
+ * # Safety
+ * `mr` is NULL or a live remote region; `size` is NULL or writable.
+ */
+int rpma_mr_remote_get_size(const struct rpma_mr_remote *mr, size_t *size);
+
+/**
+ * The flush usage bits of a remote region.
+ *
+ * # Safety
+ * `mr` is NULL or a live remote region; `flush_type` is NULL or writable.
+ */
+int rpma_mr_remote_get_flush_type(const struct rpma_mr_remote *mr, int *flush_type);
+
+/**
+ * Deletes a remote region.
+ *
+ * # Safety
+ * `mr_ptr` is NULL or points to NULL or to a remote region from this library.
+ */
+int rpma_mr_remote_delete(struct rpma_mr_remote **mr_ptr);
+
+/**
+ * Gives the device a paging hint for part of a region.
+ *
+ * # Safety
+ * `mr` is NULL or a live region.
+ */
+int rpma_mr_advise(struct rpma_mr_local *mr, size_t offset, size_t len, int advice, uint32_t flags);
+
+/**
+ * Creates a peer on a device context.
+ *
+ * # Safety
+ * `ibv_ctx` is NULL or a live device context; `peer_ptr` is NULL or
+ * writable.
+ */
+int rpma_peer_new(struct ibv_context *ibv_ctx, struct rpma_peer **peer_ptr);
+
+/**
+ * Deletes a peer.
+ *
+ * # Safety
+ * `peer_ptr` is NULL or points to NULL or to a peer from this library.
+ */
+int rpma_peer_delete(struct rpma_peer **peer_ptr);
 
 /**
  * Creates a peer configuration.
@@ -406,6 +731,25 @@ int rpma_srq_cfg_get_rcq_size(const struct rpma_srq_cfg *cfg, uint32_t *rcq_size
  * Describes a connection event.
  */
 const char *rpma_utils_conn_event_2str(enum rpma_conn_event conn_event);
+
+/**
+ * Finds the device context serving a local or remote address.
+ *
+ * # Safety
+ * `addr` is NULL or a string; `ibv_ctx_ptr` is NULL or writable.
+ */
+int rpma_utils_get_ibv_context(const char *addr,
+                               enum rpma_util_ibv_context_type type,
+                               struct ibv_context **ibv_ctx_ptr);
+
+/**
+ * Tells whether a device supports on-demand paging.
+ *
+ * # Safety
+ * `ibv_ctx` is NULL or a live device context; `is_odp_capable` is NULL or
+ * writable.
+ */
+int rpma_utils_ibv_context_is_odp_capable(struct ibv_context *ibv_ctx, int *is_odp_capable);
 
 #ifdef __cplusplus
 }  // extern "C"

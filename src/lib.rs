@@ -10,12 +10,20 @@
 pub mod log;
 
 pub mod alloc;
+pub mod conn;
 pub mod conn_cfg;
+pub mod conn_req;
+pub mod cq;
+pub mod ep;
 pub mod error;
+mod flush;
+pub mod mr;
+pub mod peer;
 pub mod peer_cfg;
 pub mod srq;
 pub mod srq_cfg;
 pub mod utils;
+mod verbs;
 
 pub mod capi;
 pub mod sys;

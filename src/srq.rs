@@ -1,11 +1,76 @@
-//! Shared receive queue.
+//! Shared receive queue: one receive queue that several connections take
+//! their incoming messages from, optionally with its own receive CQ.
 //!
-//! Only the type exists so far: connection configurations already record
-//! which SRQ a connection should use. Creating, posting to and deleting an
-//! SRQ come with the data path; until then nothing creates a `Srq`.
+//! The C functions for SRQs come with the data path; the core type exists
+//! already because connections are wired to an SRQ when they are built.
 
-/// A shared receive queue (opaque).
+use std::ptr::NonNull;
+
+use crate::cq::Cq;
+use crate::error::Result;
+use crate::peer::Peer;
+use crate::srq_cfg::SrqCfg;
+use crate::sys;
+use crate::verbs::{check, provider_failed};
+
+/// A shared receive queue (opaque to C).
 #[derive(Debug)]
 pub struct Srq {
-    _private: (),
+    // Field order is release order: the CQ goes before the queue, as in the
+    // C library.
+    rcq: Option<Cq>,
+    srq: NonNull<sys::ibv_srq>,
+}
+
+// SAFETY: an ibv_srq is a libibverbs object usable from any thread; the
+// handle is not mutated after creation.
+unsafe impl Send for Srq {}
+// SAFETY: as above.
+unsafe impl Sync for Srq {}
+
+impl Srq {
+    /// Creates an SRQ on the peer's protection domain, sized by `cfg` (or
+    /// the defaults), with its own receive CQ when the CQ size is not 0.
+    pub fn new(peer: &Peer, cfg: Option<&SrqCfg>) -> Result<Srq> {
+        let default = SrqCfg::new();
+        let cfg = cfg.unwrap_or(&default);
+        let mut attr: sys::ibv_srq_init_attr = Default::default();
+        attr.attr.max_wr = cfg.rq_size();
+        attr.attr.max_sge = 1;
+        // SAFETY: the PD is live; attr is initialised.
+        let srq = unsafe { sys::ibv_create_srq(peer.pd(), &mut attr) };
+        let srq = NonNull::new(srq).ok_or_else(|| provider_failed("ibv_create_srq"))?;
+        let mut me = Srq { rcq: None, srq };
+        if cfg.rcq_size() > 0 {
+            me.rcq = Some(Cq::new(peer.context(), cfg.rcq_size(), None)?);
+        }
+        Ok(me)
+    }
+
+    pub fn as_ptr(&self) -> *mut sys::ibv_srq {
+        self.srq.as_ptr()
+    }
+
+    /// The SRQ's own receive CQ, if it has one.
+    pub fn rcq(&self) -> Option<&Cq> {
+        self.rcq.as_ref()
+    }
+
+    /// Releases the receive CQ and then the queue; both are attempted.
+    pub fn delete(mut self) -> Result<()> {
+        let r = self.rcq.take().map_or(Ok(()), Cq::destroy);
+        let srq = self.srq.as_ptr();
+        std::mem::forget(self);
+        // SAFETY: the SRQ is ours; no QP uses it any more (caller's order).
+        let r2 = check("ibv_destroy_srq", unsafe { sys::ibv_destroy_srq(srq) });
+        r.and(r2)
+    }
+}
+
+impl Drop for Srq {
+    fn drop(&mut self) {
+        drop(self.rcq.take());
+        // SAFETY: as in delete.
+        unsafe { sys::ibv_destroy_srq(self.srq.as_ptr()) };
+    }
 }

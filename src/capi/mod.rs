@@ -6,15 +6,20 @@
 //! function: build.rs reads these files and binds each one to the version
 //! node `LIBRPMA_1.0`.
 
+mod conn;
 mod conn_cfg;
+mod conn_req;
+mod ep;
 mod err;
 mod log;
+mod mr;
+mod peer;
 mod peer_cfg;
 mod srq_cfg;
 pub mod types;
 mod utils;
 
-use std::ffi::c_int;
+use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe, UnwindSafe};
 use std::ptr::NonNull;
 
@@ -46,6 +51,30 @@ pub(crate) fn boundary_value<T>(on_panic: T, body: impl FnOnce() -> T + UnwindSa
 pub(crate) unsafe fn arg<'a, T>(p: *const T) -> Result<&'a T> {
     // SAFETY: guaranteed by the caller.
     unsafe { p.as_ref() }.ok_or(Error::Inval)
+}
+
+/// A C string argument; NULL is `RPMA_E_INVAL`.
+///
+/// # Safety
+/// `p` is NULL or a NUL-terminated string that outlives `'a`.
+pub(crate) unsafe fn c_str<'a>(p: *const c_char) -> Result<&'a CStr> {
+    if p.is_null() {
+        return Err(Error::Inval);
+    }
+    // SAFETY: non-NULL and NUL-terminated (caller).
+    Ok(unsafe { CStr::from_ptr(p) })
+}
+
+/// Hands a core object to C as a handle stored through `slot`; when the
+/// allocation fails the object is released and `RPMA_E_NOMEM` returned.
+///
+/// # Safety
+/// `slot` came from [`out`].
+pub(crate) unsafe fn put_new<T>(slot: NonNull<*mut T>, value: T) -> Result<()> {
+    let handle = new_handle(value)?;
+    // SAFETY: caller contract.
+    unsafe { put(slot, handle) };
+    Ok(())
 }
 
 /// An output pointer; NULL is `RPMA_E_INVAL`. Nothing is written here, so a

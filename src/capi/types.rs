@@ -82,6 +82,11 @@ pub struct rpma_conn_private_data {
     pub len: u8,
 }
 
+/// `enum rpma_util_ibv_context_type` as passed by C.
+#[repr(transparent)]
+#[derive(Clone, Copy)]
+pub struct ContextTypeArg(pub c_int);
+
 /// `enum rpma_conn_event` as passed by C.
 #[repr(transparent)]
 #[derive(Clone, Copy)]

@@ -1,0 +1,243 @@
+//! Connections: an established (or establishing) RC connection with its
+//! queues, its own rdma_cm event channel, and what the peer sent.
+
+use std::ffi::c_int;
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::OnceLock;
+
+use crate::alloc::try_box;
+use crate::conn_req::Queues;
+use crate::cq::Cq;
+use crate::error::{Error, Result};
+use crate::flush::Apm;
+use crate::log::Level;
+use crate::peer::Peer;
+use crate::peer_cfg::PeerCfg;
+use crate::sys;
+use crate::utils::ConnEvent;
+use crate::verbs::{copy_bytes, CmId, EventChannel, FirstError};
+
+/// A connection (opaque to C).
+#[derive(Debug)]
+pub struct Conn {
+    id: Option<CmId>,
+    queues: Option<Queues>,
+    evch: Option<EventChannel>,
+    flush: Option<Apm>,
+    /// Set once: at creation on the passive side, at the first ESTABLISHED
+    /// event on the active side. Never changed afterwards, so the slice may
+    /// be handed out until the connection is deleted.
+    private_data: OnceLock<Box<[u8]>>,
+    direct_write_to_pmem: AtomicBool,
+}
+
+// SAFETY: the cm id, event channel, CQs, QP and MR are librdmacm/libibverbs
+// objects usable from any thread. After creation the only mutable state is
+// the OnceLock and the AtomicBool; everything else changes only in
+// `delete(self)`/Drop, which own the connection.
+unsafe impl Send for Conn {}
+// SAFETY: as above.
+unsafe impl Sync for Conn {}
+
+impl Conn {
+    /// Makes the connection object from a request's parts: a private event
+    /// channel for the id, and the flush read target. `accepted`: the
+    /// passive side already accepted, so a failure here disconnects.
+    pub(crate) fn new(
+        peer: &Peer,
+        id: CmId,
+        queues: Queues,
+        private_data: Option<Box<[u8]>>,
+        accepted: bool,
+    ) -> Result<Box<Conn>> {
+        let conn = try_box(Conn {
+            id: None,
+            queues: None,
+            evch: None,
+            flush: None,
+            private_data: OnceLock::new(),
+            direct_write_to_pmem: AtomicBool::new(false),
+        });
+        let mut conn = match conn {
+            Ok(c) => c,
+            Err(e) => {
+                if accepted {
+                    let _ = id.disconnect();
+                }
+                let mut errors = FirstError::default();
+                let shared = queues.release(&id, &mut errors);
+                drop(id);
+                drop(shared);
+                return Err(e);
+            }
+        };
+        conn.id = Some(id);
+        conn.queues = Some(queues);
+        if let Err(e) = conn.finish(peer, private_data) {
+            if accepted {
+                let _ = conn.id().disconnect();
+            }
+            return Err(e);
+        }
+        Ok(conn)
+    }
+
+    fn finish(&mut self, peer: &Peer, private_data: Option<Box<[u8]>>) -> Result<()> {
+        let evch = self.evch.insert(EventChannel::new()?);
+        self.id.as_ref().expect("set").migrate(evch)?;
+        self.flush = Some(Apm::new(peer)?);
+        if let Some(p) = private_data {
+            let _ = self.private_data.set(p);
+        }
+        Ok(())
+    }
+
+    fn id(&self) -> &CmId {
+        self.id.as_ref().expect("present until deleted")
+    }
+
+    fn queues(&self) -> &Queues {
+        self.queues.as_ref().expect("present until deleted")
+    }
+
+    pub(crate) fn connect(&self, param: &mut sys::rdma_conn_param) -> Result<()> {
+        self.id().connect(param)
+    }
+
+    /// The fd of the connection's event channel.
+    pub fn event_fd(&self) -> c_int {
+        self.evch.as_ref().expect("present until deleted").fd()
+    }
+
+    /// Takes the next connection event. An event that means nothing to a
+    /// connection is consumed and reported as `RPMA_E_UNKNOWN`.
+    pub fn next_event(&self) -> Result<ConnEvent> {
+        let ev = self.evch.as_ref().expect("present until deleted").next()?;
+        let kind = ev.get().event;
+        // The active side learns the peer's private data from the first
+        // ESTABLISHED event; it is copied before the ack frees it.
+        let mut pdata = None;
+        if kind == sys::RDMA_CM_EVENT_ESTABLISHED && self.private_data.get().is_none() {
+            let data = ev.private_data();
+            if !data.is_empty() {
+                match copy_bytes(data) {
+                    Ok(d) => pdata = Some(d),
+                    Err(e) => {
+                        ev.ack()?;
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        ev.ack()?;
+        if let Some(d) = pdata {
+            let _ = self.private_data.set(d);
+        }
+        let event = match kind {
+            sys::RDMA_CM_EVENT_ESTABLISHED => ConnEvent::Established,
+            sys::RDMA_CM_EVENT_CONNECT_ERROR | sys::RDMA_CM_EVENT_DEVICE_REMOVAL => ConnEvent::Lost,
+            sys::RDMA_CM_EVENT_DISCONNECTED | sys::RDMA_CM_EVENT_TIMEWAIT_EXIT => ConnEvent::Closed,
+            sys::RDMA_CM_EVENT_REJECTED => ConnEvent::Rejected,
+            sys::RDMA_CM_EVENT_UNREACHABLE => ConnEvent::Unreachable,
+            other => {
+                // SAFETY: rdma_event_str returns a static string for any value.
+                let name = unsafe { std::ffi::CStr::from_ptr(sys::rdma_event_str(other)) };
+                rpma_log!(
+                    Level::Warning,
+                    "rpma_conn_next_event",
+                    "Unexpected event received: {}",
+                    name.to_string_lossy()
+                );
+                return Err(Error::Unknown);
+            }
+        };
+        rpma_log!(
+            Level::Notice,
+            "rpma_conn_next_event",
+            "{}",
+            event.as_cstr().to_string_lossy()
+        );
+        Ok(event)
+    }
+
+    /// Starts (or, after CLOSED, completes) the disconnection.
+    pub fn disconnect(&self) -> Result<()> {
+        rpma_log!(
+            Level::Notice,
+            "rpma_conn_disconnect",
+            "Requesting for disconnection"
+        );
+        self.id().disconnect()
+    }
+
+    /// What the peer sent: with its connect request (passive side) or its
+    /// accept (active side, after ESTABLISHED). On RoCE the peer's data is
+    /// padded with zeros to the transport's full size.
+    pub fn private_data(&self) -> Option<&[u8]> {
+        self.private_data.get().map(|b| &b[..])
+    }
+
+    /// Takes over the remote peer's declaration of direct write to
+    /// persistent memory (a snapshot; the configuration may go away).
+    pub fn apply_remote_peer_cfg(&self, cfg: &PeerCfg) {
+        self.direct_write_to_pmem
+            .store(cfg.direct_write_to_pmem(), SeqCst);
+    }
+
+    pub fn direct_write_to_pmem(&self) -> bool {
+        self.direct_write_to_pmem.load(SeqCst)
+    }
+
+    pub fn qp_num(&self) -> u32 {
+        // SAFETY: the QP exists from creation until delete.
+        unsafe { (*self.id().qp()).qp_num }
+    }
+
+    pub fn qp(&self) -> *mut sys::ibv_qp {
+        self.id().qp()
+    }
+
+    /// The main CQ.
+    pub fn cq(&self) -> &Cq {
+        &self.queues().cq
+    }
+
+    /// The connection's own receive CQ, if it has one.
+    pub fn rcq(&self) -> Option<&Cq> {
+        self.queues().rcq.as_ref()
+    }
+
+    /// The fd of the shared completion channel, if the connection has one.
+    pub fn compl_fd(&self) -> Option<c_int> {
+        self.queues().shared.as_ref().map(|c| c.fd())
+    }
+
+    fn release(&mut self) -> Result<()> {
+        let mut errors = FirstError::default();
+        if let Some(f) = self.flush.take() {
+            errors.note(f.delete());
+        }
+        let Some(id) = self.id.take() else {
+            return errors.result();
+        };
+        let shared = self.queues.take().and_then(|q| q.release(&id, &mut errors));
+        errors.note(id.destroy());
+        if let Some(ch) = shared {
+            errors.note(ch.destroy());
+        }
+        // The channel goes last: the id used it until it was destroyed.
+        self.evch = None;
+        errors.result()
+    }
+
+    /// Releases everything; does not disconnect first.
+    pub fn delete(mut self) -> Result<()> {
+        self.release()
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        let _ = self.release();
+    }
+}

@@ -1,0 +1,289 @@
+//! Connection requests: the half-built connection before it is connected.
+//! The active side makes one towards a listening peer; the passive side
+//! gets one from its endpoint for each incoming request. Either way the
+//! queues (CQs and the QP) are ready, so receives can be posted before the
+//! connection exists.
+
+use std::ffi::{c_void, CStr};
+use std::mem::ManuallyDrop;
+use std::ptr::NonNull;
+
+use crate::conn::Conn;
+use crate::conn_cfg::{ConnCfg, ConnSettings};
+use crate::cq::Cq;
+use crate::error::{Error, Result};
+use crate::log::Level;
+use crate::mr::MrLocal;
+use crate::peer::Peer;
+use crate::sys;
+use crate::verbs::{AddrInfo, CmId, CompChannel, FirstError};
+
+/// The queues of one connection: the main CQ, the optional receive CQ, the
+/// optional shared completion channel, and the QP on the cm id.
+#[derive(Debug)]
+pub(crate) struct Queues {
+    pub(crate) cq: Cq,
+    pub(crate) rcq: Option<Cq>,
+    pub(crate) shared: Option<CompChannel>,
+}
+
+impl Queues {
+    /// Builds the CQs and the QP of `id` from a configuration snapshot.
+    pub(crate) fn build(peer: &Peer, id: &CmId, s: &ConnSettings) -> Result<Queues> {
+        // SAFETY: a configured SRQ is a live SRQ of this library (the C
+        // caller's contract for rpma_conn_cfg_set_srq).
+        let srq = s.srq.map(|p| unsafe { p.as_ref() });
+        let srq_rcq = srq.and_then(|q| q.rcq());
+        if s.shared_compl_channel && srq_rcq.is_some() {
+            rpma_log!(
+                Level::Error,
+                "rpma_conn_req_new_from_id",
+                "connection shared completion channel cannot be used when the shared RQ has its own RCQ"
+            );
+            return Err(Error::Inval);
+        }
+        let ctx = id.verbs();
+        let shared = match s.shared_compl_channel {
+            true => Some(CompChannel::new(ctx)?),
+            false => None,
+        };
+        let cq = Cq::new(ctx, s.cq_size, shared.as_ref())?;
+        let rcq = match srq_rcq.is_none() && s.rcq_size > 0 {
+            true => Some(Cq::new(ctx, s.rcq_size, shared.as_ref())?),
+            false => None,
+        };
+        let recv_cq = srq_rcq.or(rcq.as_ref()).unwrap_or(&cq);
+        let mut attr = sys::ibv_qp_init_attr_ex {
+            qp_type: sys::IBV_QPT_RC,
+            send_cq: cq.as_ptr(),
+            recv_cq: recv_cq.as_ptr(),
+            srq: srq.map_or(std::ptr::null_mut(), |q| q.as_ptr()),
+            cap: sys::ibv_qp_cap {
+                max_send_wr: s.sq_size,
+                max_recv_wr: s.rq_size,
+                max_send_sge: 1,
+                max_recv_sge: 1,
+                // An emulated atomic write is an 8-byte inline write.
+                max_inline_data: 8,
+            },
+            sq_sig_all: 0,
+            comp_mask: sys::IBV_QP_INIT_ATTR_PD,
+            pd: peer.pd(),
+            ..Default::default()
+        };
+        id.create_qp(&mut attr)?;
+        Ok(Queues { cq, rcq, shared })
+    }
+
+    /// Releases the QP of `id`, then the CQs; the shared channel is
+    /// returned, since it must outlive the id.
+    pub(crate) fn release(self, id: &CmId, errors: &mut FirstError) -> Option<CompChannel> {
+        id.destroy_qp();
+        if let Some(rcq) = self.rcq {
+            errors.note(rcq.destroy());
+        }
+        errors.note(self.cq.destroy());
+        self.shared
+    }
+}
+
+/// A connection request (opaque to C).
+#[derive(Debug)]
+pub struct ConnReq {
+    id: Option<CmId>,
+    queues: Option<Queues>,
+    passive: bool,
+    private_data: Option<Box<[u8]>>,
+    peer: NonNull<Peer>,
+}
+
+// SAFETY: the cm id and queues are librdmacm/libibverbs objects usable from
+// any thread; the peer is Sync. A request is used by one thread at a time
+// (it is consumed or borrowed mutably by everything that changes it).
+unsafe impl Send for ConnReq {}
+
+/// The parameters of every connect and accept, as the C library sets them.
+fn conn_param(pdata: Option<&[u8]>) -> sys::rdma_conn_param {
+    let mut p: sys::rdma_conn_param = Default::default();
+    if let Some(d) = pdata {
+        p.private_data = d.as_ptr().cast::<c_void>();
+        p.private_data_len = d.len() as u8;
+    }
+    // The maximum values: librdmacm then uses what the device allows.
+    p.responder_resources = sys::RDMA_MAX_RESP_RES as u8;
+    p.initiator_depth = sys::RDMA_MAX_INIT_DEPTH as u8;
+    p.flow_control = 1;
+    p.retry_count = 7;
+    // 7: retry forever while the peer has no receive posted.
+    p.rnr_retry_count = 7;
+    p
+}
+
+fn settings(cfg: Option<&ConnCfg>) -> ConnSettings {
+    cfg.map_or_else(|| ConnCfg::new().settings(), ConnCfg::settings)
+}
+
+impl ConnReq {
+    /// Prepares a connection to `addr`:`port`: resolves the address and the
+    /// route (each within the configured timeout) and builds the queues.
+    ///
+    /// # Safety
+    /// `peer` outlives the request and the connection made from it; a
+    /// configured SRQ is live.
+    pub unsafe fn new(
+        peer: &Peer,
+        addr: &CStr,
+        port: &CStr,
+        cfg: Option<&ConnCfg>,
+    ) -> Result<ConnReq> {
+        let s = settings(cfg);
+        let info = AddrInfo::resolve(addr, Some(port), false)?;
+        let id = CmId::new(None)?;
+        id.resolve_addr(info.src_addr(), info.dst_addr(), s.timeout_ms)?;
+        id.resolve_route(s.timeout_ms)?;
+        let queues = Queues::build(peer, &id, &s)?;
+        rpma_log!(
+            Level::Notice,
+            "rpma_conn_req_new",
+            "Requesting a connection to {}:{}",
+            addr.to_string_lossy(),
+            port.to_string_lossy()
+        );
+        Ok(ConnReq {
+            id: Some(id),
+            queues: Some(queues),
+            passive: false,
+            private_data: None,
+            peer: NonNull::from(peer),
+        })
+    }
+
+    /// The passive request of an incoming connect-request event: builds the
+    /// queues on the event's id. The caller acks the event afterwards; until
+    /// then the id must not be destroyed, hence `ManuallyDrop`.
+    pub(crate) fn from_incoming(
+        peer: &Peer,
+        id: &ManuallyDrop<CmId>,
+        private_data: &[u8],
+        cfg: Option<&ConnCfg>,
+    ) -> Result<(Queues, Option<Box<[u8]>>)> {
+        let queues = Queues::build(peer, id, &settings(cfg))?;
+        let pdata = match private_data.is_empty() {
+            true => None,
+            false => Some(crate::verbs::copy_bytes(private_data)?),
+        };
+        Ok((queues, pdata))
+    }
+
+    pub(crate) fn assemble(
+        peer: &Peer,
+        id: CmId,
+        queues: Queues,
+        private_data: Option<Box<[u8]>>,
+    ) -> ConnReq {
+        ConnReq {
+            id: Some(id),
+            queues: Some(queues),
+            passive: true,
+            private_data,
+            peer: NonNull::from(peer),
+        }
+    }
+
+    fn id(&self) -> &CmId {
+        self.id.as_ref().expect("present until released")
+    }
+
+    /// Whether the request came in through an endpoint.
+    pub fn is_passive(&self) -> bool {
+        self.passive
+    }
+
+    /// The private data that came with an incoming request (empty for an
+    /// active request).
+    pub fn private_data(&self) -> Option<&[u8]> {
+        self.private_data.as_deref()
+    }
+
+    /// Posts a receive of `len` bytes at `offset` in `dst` on the request's
+    /// QP, to be matched by the first message of the peer.
+    pub fn recv(
+        &self,
+        dst: &MrLocal,
+        offset: usize,
+        len: usize,
+        op_context: *const c_void,
+    ) -> Result<()> {
+        let mut sge = sys::ibv_sge {
+            addr: (dst.ptr() as u64).wrapping_add(offset as u64),
+            length: len as u32,
+            lkey: dst.lkey(),
+        };
+        let mut wr = sys::ibv_recv_wr {
+            wr_id: op_context as u64,
+            next: std::ptr::null_mut(),
+            sg_list: &mut sge,
+            num_sge: 1,
+        };
+        let mut bad = std::ptr::null_mut();
+        // SAFETY: the QP is live; wr and sge are valid for the call.
+        let ret = unsafe { sys::ibv_post_recv(self.id().qp(), &mut wr, &mut bad) };
+        if ret != 0 {
+            return Err(crate::verbs::provider_failed_with("ibv_post_recv", ret));
+        }
+        Ok(())
+    }
+
+    /// Connects (active) or accepts (passive), sending `pdata` as private
+    /// data. The request is consumed whatever happens.
+    pub fn connect(mut self, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
+        let mut param = conn_param(pdata);
+        // SAFETY: the peer outlives the request (contract of new/listen).
+        let peer = unsafe { self.peer.as_ref() };
+        let id = self.id.take().expect("present until released");
+        let queues = self.queues.take().expect("present until released");
+        let pdata = self.private_data.take();
+        if self.passive {
+            if let Err(e) = id.accept(&mut param) {
+                // Put the parts back so Drop releases (and rejects) them.
+                self.id = Some(id);
+                self.queues = Some(queues);
+                return Err(e);
+            }
+            Conn::new(peer, id, queues, pdata, true)
+        } else {
+            let conn = Conn::new(peer, id, queues, pdata, false)?;
+            conn.connect(&mut param)?;
+            Ok(conn)
+        }
+    }
+
+    fn release(&mut self) -> Result<()> {
+        let mut errors = FirstError::default();
+        let Some(id) = self.id.take() else {
+            return Ok(());
+        };
+        let shared = self.queues.take().and_then(|q| q.release(&id, &mut errors));
+        if self.passive {
+            errors.note(id.reject());
+        }
+        errors.note(id.destroy());
+        if let Some(ch) = shared {
+            errors.note(ch.destroy());
+        }
+        self.private_data = None;
+        errors.result()
+    }
+
+    /// Deletes the request; an incoming one is rejected, so the peer learns
+    /// at once.
+    pub fn delete(mut self) -> Result<()> {
+        self.release()
+    }
+}
+
+impl Drop for ConnReq {
+    fn drop(&mut self) {
+        let _ = self.release();
+    }
+}

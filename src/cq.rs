@@ -1,0 +1,108 @@
+//! Completion queues. A connection has a main CQ (send completions, and
+//! receive completions unless there is a separate receive CQ) and maybe a
+//! receive CQ; an SRQ may have its own receive CQ. Each CQ is armed when
+//! created, so its channel fd becomes readable at the first completion.
+
+use std::ffi::c_int;
+use std::ptr::NonNull;
+
+use crate::error::Result;
+use crate::sys;
+use crate::verbs::{check, provider_failed, CompChannel};
+
+/// A completion queue and the channel that reports its completions: its own
+/// channel, or one shared by all queues of a connection.
+#[derive(Debug)]
+pub struct Cq {
+    cq: NonNull<sys::ibv_cq>,
+    own_channel: Option<CompChannel>,
+    channel: NonNull<sys::ibv_comp_channel>,
+}
+
+// SAFETY: a CQ and its channel are libibverbs objects, which libibverbs
+// allows to be used from any thread; the handle itself is never mutated
+// after creation.
+unsafe impl Send for Cq {}
+// SAFETY: as above.
+unsafe impl Sync for Cq {}
+
+impl Cq {
+    /// Creates an armed CQ of `size` entries on `ctx`, reporting to `shared`
+    /// when given, else to a channel of its own.
+    pub(crate) fn new(
+        ctx: *mut sys::ibv_context,
+        size: u32,
+        shared: Option<&CompChannel>,
+    ) -> Result<Cq> {
+        let own_channel = match shared {
+            Some(_) => None,
+            None => Some(CompChannel::new(ctx)?),
+        };
+        let channel = shared.or(own_channel.as_ref()).map(CompChannel::as_ptr);
+        // SAFETY: ctx is live; the channel (if any) belongs to ctx. A size
+        // above i32::MAX wraps like the C library's implicit conversion and
+        // is refused by the provider.
+        let cq = unsafe {
+            sys::ibv_create_cq(
+                ctx,
+                size as c_int,
+                std::ptr::null_mut(),
+                channel.unwrap_or(std::ptr::null_mut()),
+                0,
+            )
+        };
+        let cq = NonNull::new(cq).ok_or_else(|| provider_failed("ibv_create_cq"))?;
+        let cq = Cq {
+            cq,
+            own_channel,
+            // SAFETY: one of the two channels above exists.
+            channel: NonNull::new(channel.unwrap()).unwrap(),
+        };
+        cq.arm()?;
+        Ok(cq)
+    }
+
+    /// Asks for a channel event at the next completion.
+    pub(crate) fn arm(&self) -> Result<()> {
+        // SAFETY: the CQ is live.
+        check("ibv_req_notify_cq", unsafe {
+            sys::ibv_req_notify_cq(self.cq.as_ptr(), 0)
+        })
+    }
+
+    pub fn as_ptr(&self) -> *mut sys::ibv_cq {
+        self.cq.as_ptr()
+    }
+
+    /// The file descriptor of the channel this CQ reports to.
+    pub fn fd(&self) -> c_int {
+        // SAFETY: the channel outlives the CQ (owner order).
+        unsafe { self.channel.as_ref().fd }
+    }
+
+    /// Whether the channel is a connection's shared one.
+    pub fn channel_is_shared(&self) -> bool {
+        self.own_channel.is_none()
+    }
+
+    /// Destroys the CQ, then its own channel; the first failure is returned
+    /// but both are attempted.
+    pub(crate) fn destroy(self) -> Result<()> {
+        let cq = self.cq.as_ptr();
+        let channel = {
+            let mut me = std::mem::ManuallyDrop::new(self);
+            me.own_channel.take()
+        };
+        // SAFETY: the CQ is ours and no QP uses it any more (owner order).
+        let r = check("ibv_destroy_cq", unsafe { sys::ibv_destroy_cq(cq) });
+        let r2 = channel.map_or(Ok(()), CompChannel::destroy);
+        r.and(r2)
+    }
+}
+
+impl Drop for Cq {
+    fn drop(&mut self) {
+        // SAFETY: as in destroy; the own channel is dropped after this.
+        unsafe { sys::ibv_destroy_cq(self.cq.as_ptr()) };
+    }
+}

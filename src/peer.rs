@@ -1,0 +1,122 @@
+//! A peer: the local RDMA device a program works through, represented by a
+//! protection domain on it, plus what the device can do.
+
+use std::ptr::NonNull;
+
+use crate::error::{Error, Result};
+use crate::log::Level;
+use crate::sys;
+use crate::utils;
+use crate::verbs::{check, errno, provider_failed_with, set_errno};
+
+/// A protection domain on a device, with the device's capabilities.
+#[derive(Debug)]
+pub struct Peer {
+    pd: NonNull<sys::ibv_pd>,
+    odp_capable: bool,
+    native_atomic_write: bool,
+    native_flush: bool,
+    iwarp: bool,
+}
+
+// SAFETY: a PD is a libibverbs object usable from any thread; the peer is
+// never mutated after creation.
+unsafe impl Send for Peer {}
+// SAFETY: as above.
+unsafe impl Sync for Peer {}
+
+impl Peer {
+    /// Opens a peer on the device context `ctx` (one that
+    /// [`utils::get_ibv_context`] returned, or any open context).
+    ///
+    /// # Safety
+    /// `ctx` is a live `ibv_context` that outlives the peer.
+    pub unsafe fn new(ctx: NonNull<sys::ibv_context>) -> Result<Peer> {
+        let ctx = ctx.as_ptr();
+        let caps = utils::query_caps(ctx)?;
+        if !caps.native_atomic_write {
+            rpma_log!(
+                Level::Info,
+                "rpma_peer_new",
+                "Native atomic write is not supported - ordinary RDMA write will be used instead."
+            );
+        }
+        if !caps.native_flush {
+            rpma_log!(
+                Level::Info,
+                "rpma_peer_new",
+                "Native flush is not supported - ordinary RDMA read will be used instead."
+            );
+        }
+        // ibv_alloc_pd reports its reason only through errno, and not always.
+        set_errno(0);
+        // SAFETY: ctx is live (caller contract).
+        let pd = unsafe { sys::ibv_alloc_pd(ctx) };
+        let Some(pd) = NonNull::new(pd) else {
+            return Err(match errno() {
+                libc::ENOMEM => Error::NoMem,
+                0 => {
+                    rpma_log!(
+                        Level::Error,
+                        "rpma_peer_new",
+                        "ibv_alloc_pd() failed (no details)"
+                    );
+                    Error::Unknown
+                }
+                e => provider_failed_with("ibv_alloc_pd", e),
+            });
+        };
+        // SAFETY: ctx is live; device is set by libibverbs for every context.
+        let iwarp = unsafe { (*(*ctx).device).transport_type } == sys::IBV_TRANSPORT_IWARP;
+        Ok(Peer {
+            pd,
+            odp_capable: caps.odp,
+            native_atomic_write: caps.native_atomic_write,
+            native_flush: caps.native_flush,
+            iwarp,
+        })
+    }
+
+    pub fn pd(&self) -> *mut sys::ibv_pd {
+        self.pd.as_ptr()
+    }
+
+    /// The device context the peer lives on.
+    pub fn context(&self) -> *mut sys::ibv_context {
+        // SAFETY: the PD is live; libibverbs sets its context.
+        unsafe { self.pd.as_ref().context }
+    }
+
+    pub fn is_odp_capable(&self) -> bool {
+        self.odp_capable
+    }
+
+    pub fn has_native_atomic_write(&self) -> bool {
+        self.native_atomic_write
+    }
+
+    pub fn has_native_flush(&self) -> bool {
+        self.native_flush
+    }
+
+    pub fn is_iwarp(&self) -> bool {
+        self.iwarp
+    }
+
+    /// Releases the protection domain. It fails (`RPMA_E_PROVIDER`) while
+    /// memory regions, queues or connections still use it; the peer is gone
+    /// either way, as in the C library.
+    pub fn delete(self) -> Result<()> {
+        let pd = self.pd.as_ptr();
+        std::mem::forget(self);
+        // SAFETY: the PD is ours and released once.
+        check("ibv_dealloc_pd", unsafe { sys::ibv_dealloc_pd(pd) })
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        // SAFETY: as in delete.
+        unsafe { sys::ibv_dealloc_pd(self.pd.as_ptr()) };
+    }
+}

@@ -1,0 +1,408 @@
+//! Owned handles on the libibverbs and librdmacm objects the library
+//! creates, and the errno plumbing of their failures.
+//!
+//! Each handle releases its object when dropped, so an error half-way
+//! through building a connection releases everything built so far. Where the
+//! C API must report a failed release (the `*_delete` functions), the owner
+//! calls the handle's `destroy`, which returns the error instead.
+
+use std::ffi::{c_char, c_int, CStr};
+use std::fmt;
+use std::ptr::{self, NonNull};
+
+use crate::error::{Error, Result};
+use crate::log::Level;
+use crate::sys;
+
+/// The calling thread's `errno`.
+pub(crate) fn errno() -> c_int {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// Sets `errno`, for calls that report failure only through it.
+pub(crate) fn set_errno(value: c_int) {
+    // SAFETY: __errno_location returns the calling thread's errno slot.
+    unsafe { *libc::__errno_location() = value };
+}
+
+/// `strerror` text of an errno value, formatted without allocating.
+pub(crate) struct Errno(pub c_int);
+
+impl fmt::Display for Errno {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = [0 as c_char; 128];
+        // SAFETY: buf is writable for its length; on success the (XSI)
+        // strerror_r leaves a NUL-terminated text in it.
+        let text = unsafe {
+            if libc::strerror_r(self.0, buf.as_mut_ptr(), buf.len()) != 0 {
+                return write!(f, "errno {}", self.0);
+            }
+            CStr::from_ptr(buf.as_ptr())
+        };
+        f.write_str(&text.to_string_lossy())
+    }
+}
+
+/// Logs a failed provider call at ERROR level with the current errno and
+/// returns `RPMA_E_PROVIDER`.
+pub(crate) fn provider_failed(call: &str) -> Error {
+    let e = errno();
+    rpma_log!(Level::Error, "rpma", "{}() failed: {}", call, Errno(e));
+    Error::Provider
+}
+
+/// The same for calls that return an errno value instead of setting errno.
+pub(crate) fn provider_failed_with(call: &str, err: c_int) -> Error {
+    rpma_log!(Level::Error, "rpma", "{}() failed: {}", call, Errno(err));
+    Error::Provider
+}
+
+/// Maps the 0 / non-zero result of a librdmacm or libibverbs call.
+pub(crate) fn check(call: &str, ret: c_int) -> Result<()> {
+    if ret == 0 {
+        Ok(())
+    } else {
+        Err(provider_failed(call))
+    }
+}
+
+/// The result list of `rdma_getaddrinfo`.
+pub(crate) struct AddrInfo(NonNull<sys::rdma_addrinfo>);
+
+impl AddrInfo {
+    /// Resolves `addr`/`port` for an RC connection in the TCP port space;
+    /// `passive` asks for a local (listening) address.
+    pub(crate) fn resolve(addr: &CStr, port: Option<&CStr>, passive: bool) -> Result<AddrInfo> {
+        let mut hints: sys::rdma_addrinfo = Default::default();
+        if passive {
+            hints.ai_flags = sys::RAI_PASSIVE as c_int;
+        }
+        hints.ai_qp_type = sys::IBV_QPT_RC as c_int;
+        hints.ai_port_space = sys::RDMA_PS_TCP as c_int;
+        let mut res = ptr::null_mut();
+        // SAFETY: addr/port are NUL-terminated; hints and res are valid.
+        let ret = unsafe {
+            sys::rdma_getaddrinfo(
+                addr.as_ptr(),
+                port.map_or(ptr::null(), CStr::as_ptr),
+                &hints,
+                &mut res,
+            )
+        };
+        match NonNull::new(res) {
+            Some(list) if ret == 0 => Ok(AddrInfo(list)),
+            _ => {
+                let e = errno();
+                rpma_log!(
+                    Level::Error,
+                    "rpma_info_new",
+                    "rdma_getaddrinfo(node={}, service={}, passive={}): {}",
+                    addr.to_string_lossy(),
+                    port.map_or("(null)".into(), CStr::to_string_lossy),
+                    passive,
+                    Errno(e)
+                );
+                Err(Error::Provider)
+            }
+        }
+    }
+
+    pub(crate) fn src_addr(&self) -> *mut sys::sockaddr {
+        // SAFETY: the list is live while self is.
+        unsafe { self.0.as_ref().ai_src_addr }
+    }
+
+    pub(crate) fn dst_addr(&self) -> *mut sys::sockaddr {
+        // SAFETY: as above.
+        unsafe { self.0.as_ref().ai_dst_addr }
+    }
+}
+
+impl Drop for AddrInfo {
+    fn drop(&mut self) {
+        // SAFETY: the list came from rdma_getaddrinfo and is freed once.
+        unsafe { sys::rdma_freeaddrinfo(self.0.as_ptr()) }
+    }
+}
+
+/// An rdma_cm event channel (its fd reports connection events).
+#[derive(Debug)]
+pub(crate) struct EventChannel(*mut sys::rdma_event_channel);
+
+impl EventChannel {
+    pub(crate) fn new() -> Result<EventChannel> {
+        // SAFETY: no preconditions.
+        let ch = unsafe { sys::rdma_create_event_channel() };
+        if ch.is_null() {
+            return Err(provider_failed("rdma_create_event_channel"));
+        }
+        Ok(EventChannel(ch))
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut sys::rdma_event_channel {
+        self.0
+    }
+
+    pub(crate) fn fd(&self) -> c_int {
+        // SAFETY: the channel is live while self is.
+        unsafe { (*self.0).fd }
+    }
+
+    /// Takes the next event: `RPMA_E_NO_EVENT` when librdmacm says there is
+    /// none (ENODATA), `RPMA_E_PROVIDER` for any other failure.
+    pub(crate) fn next(&self) -> Result<CmEvent> {
+        let mut ev = ptr::null_mut();
+        // SAFETY: the channel is live; ev receives the event.
+        if unsafe { sys::rdma_get_cm_event(self.0, &mut ev) } != 0 || ev.is_null() {
+            if errno() == libc::ENODATA {
+                return Err(Error::NoEvent);
+            }
+            return Err(provider_failed("rdma_get_cm_event"));
+        }
+        Ok(CmEvent(ev))
+    }
+}
+
+impl Drop for EventChannel {
+    fn drop(&mut self) {
+        // SAFETY: the channel was created by us; every id on it is gone
+        // (owners drop their ids first).
+        unsafe { sys::rdma_destroy_event_channel(self.0) }
+    }
+}
+
+/// An event taken from a channel; acked when dropped unless [`CmEvent::ack`]
+/// already did (rdma_cm cannot destroy an id with unacked events).
+pub(crate) struct CmEvent(*mut sys::rdma_cm_event);
+
+impl CmEvent {
+    pub(crate) fn get(&self) -> &sys::rdma_cm_event {
+        // SAFETY: the event is live until acked, and acking consumes self.
+        unsafe { &*self.0 }
+    }
+
+    /// The private data that came with the event (empty when none).
+    pub(crate) fn private_data(&self) -> &[u8] {
+        let ev = self.get();
+        // SAFETY: for connection events `param.conn` is the active member.
+        let conn = unsafe { ev.param.conn };
+        if conn.private_data.is_null() || conn.private_data_len == 0 {
+            return &[];
+        }
+        // SAFETY: rdma_cm gives private_data_len readable bytes at
+        // private_data, alive until the event is acked.
+        unsafe {
+            std::slice::from_raw_parts(conn.private_data.cast(), conn.private_data_len as usize)
+        }
+    }
+
+    pub(crate) fn ack(self) -> Result<()> {
+        let ev = self.0;
+        std::mem::forget(self);
+        // SAFETY: the event came from rdma_get_cm_event and is acked once.
+        check("rdma_ack_cm_event", unsafe { sys::rdma_ack_cm_event(ev) })
+    }
+}
+
+impl Drop for CmEvent {
+    fn drop(&mut self) {
+        // SAFETY: as in ack; reached only when ack was not called.
+        unsafe { sys::rdma_ack_cm_event(self.0) };
+    }
+}
+
+/// Copies bytes to the heap, `RPMA_E_NOMEM` when that fails.
+pub(crate) fn copy_bytes(data: &[u8]) -> Result<Box<[u8]>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(data.len()).map_err(|_| Error::NoMem)?;
+    v.extend_from_slice(data);
+    Ok(v.into_boxed_slice())
+}
+
+/// A completion channel (its fd reports completions of armed CQs).
+#[derive(Debug)]
+pub(crate) struct CompChannel(NonNull<sys::ibv_comp_channel>);
+
+impl CompChannel {
+    pub(crate) fn new(ctx: *mut sys::ibv_context) -> Result<CompChannel> {
+        // SAFETY: ctx is the live device context of the id or PD at hand.
+        let ch = unsafe { sys::ibv_create_comp_channel(ctx) };
+        NonNull::new(ch)
+            .map(CompChannel)
+            .ok_or_else(|| provider_failed("ibv_create_comp_channel"))
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut sys::ibv_comp_channel {
+        self.0.as_ptr()
+    }
+
+    pub(crate) fn fd(&self) -> c_int {
+        // SAFETY: live while self is.
+        unsafe { self.0.as_ref().fd }
+    }
+
+    pub(crate) fn destroy(self) -> Result<()> {
+        let ch = self.0.as_ptr();
+        std::mem::forget(self);
+        // SAFETY: created by us; its CQs were destroyed before (owner order).
+        check("ibv_destroy_comp_channel", unsafe {
+            sys::ibv_destroy_comp_channel(ch)
+        })
+    }
+}
+
+impl Drop for CompChannel {
+    fn drop(&mut self) {
+        // SAFETY: as in destroy.
+        unsafe { sys::ibv_destroy_comp_channel(self.0.as_ptr()) };
+    }
+}
+
+/// Keeps the first error of a sequence of release steps, runs them all.
+#[derive(Default)]
+pub(crate) struct FirstError(Option<Error>);
+
+impl FirstError {
+    pub(crate) fn note(&mut self, r: Result<()>) {
+        if let (None, Err(e)) = (self.0, r) {
+            self.0 = Some(e);
+        }
+    }
+
+    pub(crate) fn result(self) -> Result<()> {
+        self.0.map_or(Ok(()), Err)
+    }
+}
+
+/// An rdma_cm identifier (one end of a connection, or a listener).
+#[derive(Debug)]
+pub(crate) struct CmId(NonNull<sys::rdma_cm_id>);
+
+impl CmId {
+    /// A new id in the TCP port space; without a channel it works
+    /// synchronously (each call returns when its step completed).
+    pub(crate) fn new(channel: Option<&EventChannel>) -> Result<CmId> {
+        let mut id = ptr::null_mut();
+        let ch = channel.map_or(ptr::null_mut(), EventChannel::as_ptr);
+        // SAFETY: ch is NULL or a live channel; id receives the new id.
+        let ret = unsafe { sys::rdma_create_id(ch, &mut id, ptr::null_mut(), sys::RDMA_PS_TCP) };
+        match NonNull::new(id) {
+            Some(id) if ret == 0 => Ok(CmId(id)),
+            _ => Err(provider_failed("rdma_create_id")),
+        }
+    }
+
+    /// Takes ownership of an id rdma_cm created for an incoming request.
+    ///
+    /// # Safety
+    /// `id` is live and nothing else destroys it.
+    pub(crate) unsafe fn from_raw(id: NonNull<sys::rdma_cm_id>) -> CmId {
+        CmId(id)
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut sys::rdma_cm_id {
+        self.0.as_ptr()
+    }
+
+    pub(crate) fn verbs(&self) -> *mut sys::ibv_context {
+        // SAFETY: the id is live while self is.
+        unsafe { self.0.as_ref().verbs }
+    }
+
+    pub(crate) fn qp(&self) -> *mut sys::ibv_qp {
+        // SAFETY: as above.
+        unsafe { self.0.as_ref().qp }
+    }
+
+    pub(crate) fn bind(&self, addr: *mut sys::sockaddr) -> Result<()> {
+        // SAFETY: the id is live; addr comes from a live AddrInfo.
+        check("rdma_bind_addr", unsafe {
+            sys::rdma_bind_addr(self.as_ptr(), addr)
+        })
+    }
+
+    pub(crate) fn resolve_addr(
+        &self,
+        src: *mut sys::sockaddr,
+        dst: *mut sys::sockaddr,
+        timeout_ms: c_int,
+    ) -> Result<()> {
+        // SAFETY: as in bind.
+        let ret = unsafe { sys::rdma_resolve_addr(self.as_ptr(), src, dst, timeout_ms) };
+        check("rdma_resolve_addr", ret)
+    }
+
+    pub(crate) fn resolve_route(&self, timeout_ms: c_int) -> Result<()> {
+        // SAFETY: the id is live.
+        check("rdma_resolve_route", unsafe {
+            sys::rdma_resolve_route(self.as_ptr(), timeout_ms)
+        })
+    }
+
+    pub(crate) fn listen(&self) -> Result<()> {
+        // SAFETY: the id is live and bound.
+        check("rdma_listen", unsafe { sys::rdma_listen(self.as_ptr(), 0) })
+    }
+
+    /// Moves the id's events to `channel`.
+    pub(crate) fn migrate(&self, channel: &EventChannel) -> Result<()> {
+        // SAFETY: both are live; the id has no unacked events here.
+        check("rdma_migrate_id", unsafe {
+            sys::rdma_migrate_id(self.as_ptr(), channel.as_ptr())
+        })
+    }
+
+    pub(crate) fn create_qp(&self, attr: &mut sys::ibv_qp_init_attr_ex) -> Result<()> {
+        // SAFETY: the id is live; attr names live CQs/PD/SRQ of its device.
+        check("rdma_create_qp_ex", unsafe {
+            sys::rdma_create_qp_ex(self.as_ptr(), attr)
+        })
+    }
+
+    pub(crate) fn destroy_qp(&self) {
+        // SAFETY: the id is live; a missing QP is tolerated by librdmacm.
+        unsafe { sys::rdma_destroy_qp(self.as_ptr()) }
+    }
+
+    pub(crate) fn connect(&self, param: &mut sys::rdma_conn_param) -> Result<()> {
+        // SAFETY: the id is live; param and its private data outlive the call.
+        check("rdma_connect", unsafe {
+            sys::rdma_connect(self.as_ptr(), param)
+        })
+    }
+
+    pub(crate) fn accept(&self, param: &mut sys::rdma_conn_param) -> Result<()> {
+        // SAFETY: as in connect.
+        check("rdma_accept", unsafe {
+            sys::rdma_accept(self.as_ptr(), param)
+        })
+    }
+
+    pub(crate) fn reject(&self) -> Result<()> {
+        // SAFETY: the id is live; no private data.
+        check("rdma_reject", unsafe {
+            sys::rdma_reject(self.as_ptr(), ptr::null(), 0)
+        })
+    }
+
+    pub(crate) fn disconnect(&self) -> Result<()> {
+        // SAFETY: the id is live.
+        check("rdma_disconnect", unsafe {
+            sys::rdma_disconnect(self.as_ptr())
+        })
+    }
+
+    pub(crate) fn destroy(self) -> Result<()> {
+        let id = self.0.as_ptr();
+        std::mem::forget(self);
+        // SAFETY: the id is ours, its events are acked and its QP is gone.
+        check("rdma_destroy_id", unsafe { sys::rdma_destroy_id(id) })
+    }
+}
+
+impl Drop for CmId {
+    fn drop(&mut self) {
+        // SAFETY: as in destroy.
+        unsafe { sys::rdma_destroy_id(self.0.as_ptr()) };
+    }
+}
