@@ -8,6 +8,7 @@
 use std::ffi::{c_int, c_void};
 use std::ptr::NonNull;
 
+use crate::alloc::try_box;
 use crate::error::{Error, Result};
 use crate::log::Level;
 use crate::peer::Peer;
@@ -160,28 +161,20 @@ impl MrLocal {
                 1,
             )
         };
-        match ret {
-            0 => Ok(()),
-            libc::EOPNOTSUPP => Err(Error::NoSupp),
-            libc::EFAULT | libc::EINVAL => {
-                rpma_log!(
-                    Level::Error,
-                    "rpma_mr_advise",
-                    "ibv_advise_mr() failed: {}",
-                    Errno(ret)
-                );
-                Err(Error::Inval)
-            }
-            _ => {
-                rpma_log!(
-                    Level::Error,
-                    "rpma_mr_advise",
-                    "ibv_advise_mr() failed: {}",
-                    Errno(ret)
-                );
-                Err(Error::Provider)
-            }
+        if ret == 0 {
+            return Ok(());
         }
+        rpma_log!(
+            Level::Error,
+            "rpma_mr_advise",
+            "ibv_advise_mr() failed: {}",
+            Errno(ret)
+        );
+        Err(match ret {
+            libc::EOPNOTSUPP => Error::NoSupp,
+            libc::EFAULT | libc::EINVAL => Error::Inval,
+            _ => Error::Provider,
+        })
     }
 
     /// Deregisters the region.
@@ -211,9 +204,11 @@ pub struct MrRemote {
 }
 
 impl MrRemote {
-    /// Decodes a descriptor. Only its size (at least 21 bytes; more is
-    /// ignored) and a non-zero usage byte are required.
-    pub fn from_descriptor(desc: &[u8]) -> Result<MrRemote> {
+    /// Decodes a descriptor into a new heap object. Only its size (at least
+    /// 21 bytes; more is ignored) and a non-zero usage byte are required.
+    /// The object is allocated before anything is logged, as in the C
+    /// library: out of memory logs nothing.
+    pub fn from_descriptor(desc: &[u8]) -> Result<Box<MrRemote>> {
         let Some(d) = desc.first_chunk::<DESCRIPTOR_SIZE>() else {
             rpma_log!(
                 Level::Error,
@@ -234,12 +229,22 @@ impl MrRemote {
             return Err(Error::Inval);
         }
         let u64_at = |i: usize| u64::from_le_bytes(d[i..i + 8].try_into().unwrap());
-        Ok(MrRemote {
+        let mr = try_box(MrRemote {
             raddr: u64_at(0),
             size: u64_at(8),
             rkey: u32::from_le_bytes(d[16..20].try_into().unwrap()),
             usage,
-        })
+        })?;
+        rpma_log!(
+            Level::Debug,
+            "rpma_mr_remote_from_descriptor",
+            "new struct rpma_mr_remote {{raddr=0x{:x}, size={}, rkey=0x{:x}, usage=0x{:x}}}",
+            mr.raddr,
+            mr.size,
+            mr.rkey,
+            mr.usage
+        );
+        Ok(mr)
     }
 
     /// The flush usage bits of the region (`RPMA_MR_USAGE_FLUSH_TYPE_*`).
@@ -265,9 +270,12 @@ mod tests {
             (0x7f12_3456_0000, 4096, 0x1234_abcd, 0x18)
         );
         assert_eq!(r.flush_type(), usage::FLUSH_TYPE_VISIBILITY);
-        assert_eq!(MrRemote::from_descriptor(&d[..20]), Err(Error::Inval));
+        assert_eq!(
+            MrRemote::from_descriptor(&d[..20]).err(),
+            Some(Error::Inval)
+        );
         d[20] = 0;
-        assert_eq!(MrRemote::from_descriptor(&d), Err(Error::Inval));
+        assert_eq!(MrRemote::from_descriptor(&d).err(), Some(Error::Inval));
         d[20] = 0xFF;
         assert_eq!(MrRemote::from_descriptor(&d).unwrap().flush_type(), 0x30);
     }

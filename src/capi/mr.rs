@@ -1,6 +1,6 @@
 use std::ffi::{c_int, c_void};
 
-use super::{arg, boundary, get, out, put_new, take_handle};
+use super::{arg, boundary, get, out, put, put_new, take_handle};
 use crate::error::Error;
 use crate::mr::{MrLocal, MrRemote, DESCRIPTOR_SIZE};
 use crate::peer::Peer;
@@ -72,11 +72,15 @@ pub unsafe extern "C" fn rpma_mr_remote_from_descriptor(
             return Err(Error::Inval);
         }
         let slot = out(mr_ptr)?;
-        // SAFETY: non-NULL and readable for desc_size bytes (caller).
-        let bytes = unsafe { std::slice::from_raw_parts(desc.cast::<u8>(), desc_size) };
-        let mr = MrRemote::from_descriptor(bytes)?;
+        // Only the descriptor's own bytes are ever read, so the slice is cut
+        // there: desc_size may be any number the caller received.
+        let bytes = desc_size.min(DESCRIPTOR_SIZE);
+        // SAFETY: non-NULL and readable for desc_size >= bytes bytes (caller).
+        let bytes = unsafe { std::slice::from_raw_parts(desc.cast::<u8>(), bytes) };
+        let mr = Box::into_raw(MrRemote::from_descriptor(bytes)?);
         // SAFETY: checked output pointer.
-        unsafe { put_new(slot, mr) }
+        unsafe { put(slot, mr) };
+        Ok(())
     })
 }
 

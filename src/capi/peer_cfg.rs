@@ -115,8 +115,11 @@ pub unsafe extern "C" fn rpma_peer_cfg_from_descriptor(
             return Err(Error::Inval);
         }
         let slot = out(pcfg_ptr)?;
-        // SAFETY: desc is non-NULL and readable for desc_size bytes (caller).
-        let bytes = unsafe { std::slice::from_raw_parts(desc.cast::<u8>(), desc_size) };
+        // Only the first byte is read; cutting the slice there keeps any
+        // desc_size the caller passes valid.
+        let bytes = desc_size.min(DESCRIPTOR_SIZE);
+        // SAFETY: desc is non-NULL and readable for desc_size >= bytes bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(desc.cast::<u8>(), bytes) };
         let cfg = Box::into_raw(PeerCfg::from_descriptor(bytes)?);
         // SAFETY: checked output pointer.
         unsafe { put(slot, cfg) };

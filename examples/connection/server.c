@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * server.c -- the passive side of the connection example: exposes a 4 KiB
+ * buffer, accepts exactly one client, checks the HELLO that arrives with
+ * its connect request and hands back the buffer's descriptor together with
+ * the server's peer configuration in the accept. No data moves over the
+ * connection itself; the client ends it.
+ *
+ * usage: server <addr> <port>
+ *
+ * Exits 0 when the whole exchange went as the protocol (common.h) says,
+ * 1 on any error, mismatch, or when no client came within 30 s.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define WHO "server"
+
+/* milliseconds left until deadline, never negative */
+static int
+ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (deadline->tv_sec - now.tv_sec) * 1000LL +
+		(deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms > 0 ? (int)ms : 0;
+}
+
+/*
+ * Waits until the endpoint has an event (a connect request) to hand out.
+ * rpma_ep_next_conn_req() itself would block for ever, and a server whose
+ * client never comes should say so instead of hanging.
+ * Returns 0 when readable, 1 on timeout, -1 on a poll error.
+ */
+static int
+wait_for_client(struct rpma_ep *ep, int timeout_ms)
+{
+	struct timespec deadline;
+	struct pollfd pfd = { .events = POLLIN };
+	int ret;
+
+	ret = rpma_ep_get_fd(ep, &pfd.fd);
+	if (ret) {
+		report(WHO, "rpma_ep_get_fd", ret);
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+
+	/* a signal must not cut the wait short nor stretch it */
+	do
+		ret = poll(&pfd, 1, ms_left(&deadline));
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0) {
+		perror(WHO ": poll");
+		return -1;
+	}
+	return ret == 0 ? 1 : 0;
+}
+
+/*
+ * Checks the HELLO in the request's private data: header sound, and the
+ * client's descriptor decodes into a region of the size the protocol
+ * promises. Returns 0 when all is well.
+ */
+static int
+check_hello(struct rpma_conn_req *req)
+{
+	struct rpma_conn_private_data pdata = { NULL, 0 };
+	struct rpma_mr_remote *client_mr = NULL;
+	struct conn_msg msg;
+	const char *problem;
+	size_t size = 0;
+	int ret, ret2;
+
+	ret = rpma_conn_req_get_private_data(req, &pdata);
+	if (ret) {
+		report(WHO, "rpma_conn_req_get_private_data", ret);
+		return 1;
+	}
+	problem = msg_unpack(&msg, &pdata, HELLO_MAGIC);
+	if (problem) {
+		fprintf(stderr, WHO ": bad HELLO (%u bytes of private data): %s\n",
+				pdata.len, problem);
+		return 1;
+	}
+	if (msg.pcfg_desc_size != 0) {
+		fprintf(stderr, WHO ": bad HELLO: a client sends no peer configuration\n");
+		return 1;
+	}
+
+	ret = rpma_mr_remote_from_descriptor(msg.descriptors, msg.mr_desc_size, &client_mr);
+	if (ret) {
+		report(WHO, "rpma_mr_remote_from_descriptor (client's region)", ret);
+		return 1;
+	}
+	ret = rpma_mr_remote_get_size(client_mr, &size);
+	if (ret)
+		report(WHO, "rpma_mr_remote_get_size", ret);
+	else if (size != CLIENT_BUF_SIZE) {
+		fprintf(stderr, WHO ": the client's region has %zu bytes, the protocol says %d\n",
+				size, CLIENT_BUF_SIZE);
+		ret = 1;
+	} else {
+		printf(WHO ": HELLO v%u received: client region of %zu bytes\n",
+				le16toh(msg.version), size);
+	}
+
+	ret2 = rpma_mr_remote_delete(&client_mr);
+	if (ret2)
+		report(WHO, "rpma_mr_remote_delete", ret2);
+	return ret || ret2 ? 1 : 0;
+}
+
+/*
+ * Runs one connection from request to close. req is consumed in every
+ * case. Returns 0 when the client came, got its WELCOME and left cleanly.
+ */
+static int
+serve(struct rpma_conn_req *req, const struct conn_msg *welcome)
+{
+	struct rpma_conn_private_data pdata;
+	struct rpma_conn *conn = NULL;
+	enum rpma_conn_event event = RPMA_CONN_UNDEFINED;
+	int failed = 1;
+	int ret;
+
+	if (check_hello(req)) {
+		/* deleting a request that was not accepted rejects it */
+		ret = rpma_conn_req_delete(&req);
+		if (ret)
+			report(WHO, "rpma_conn_req_delete", ret);
+		else
+			printf(WHO ": client rejected\n");
+		return 1;
+	}
+
+	/* the library only reads the accept data, the cast drops const for the API */
+	pdata.ptr = (void *)welcome;
+	pdata.len = sizeof(*welcome);
+	ret = rpma_conn_req_connect(&req, &pdata, &conn);
+	if (ret) {
+		report(WHO, "rpma_conn_req_connect", ret);
+		return 1;
+	}
+
+	ret = rpma_conn_next_event(conn, &event);
+	if (ret) {
+		report(WHO, "rpma_conn_next_event", ret);
+		goto err_conn_delete;
+	}
+	if (event != RPMA_CONN_ESTABLISHED) {
+		fprintf(stderr, WHO ": expected ESTABLISHED, got %s\n",
+				rpma_utils_conn_event_2str(event));
+		goto err_conn_delete;
+	}
+	printf(WHO ": connection established, WELCOME sent\n");
+
+	/* the client has all it needs now; it is the one who hangs up */
+	ret = rpma_conn_next_event(conn, &event);
+	if (ret) {
+		report(WHO, "rpma_conn_next_event", ret);
+		goto err_disconnect;
+	}
+	if (event != RPMA_CONN_CLOSED) {
+		fprintf(stderr, WHO ": expected CLOSED, got %s\n",
+				rpma_utils_conn_event_2str(event));
+		goto err_disconnect;
+	}
+	printf(WHO ": the client closed the connection\n");
+	failed = 0;
+
+err_disconnect:
+	/* completes the disconnection on this side, also after CLOSED */
+	ret = rpma_conn_disconnect(conn);
+	if (ret) {
+		report(WHO, "rpma_conn_disconnect", ret);
+		failed = 1;
+	}
+err_conn_delete:
+	ret = rpma_conn_delete(&conn);
+	if (ret) {
+		report(WHO, "rpma_conn_delete", ret);
+		failed = 1;
+	}
+	return failed;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct ibv_context *ibv_ctx = NULL;
+	struct rpma_peer *peer = NULL;
+	struct rpma_peer_cfg *pcfg = NULL;
+	struct rpma_mr_local *mr = NULL;
+	struct rpma_ep *ep = NULL;
+	struct rpma_conn_req *req = NULL;
+	struct conn_msg welcome;
+	const char *addr, *port, *what;
+	uint8_t *buf = NULL;
+	long page;
+	int failed = 1;
+	int ret;
+	size_t i;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s <addr> <port>\n", argv[0]);
+		return 1;
+	}
+	addr = argv[1];
+	port = argv[2];
+	/* line by line even into a file: a script waits for "listening" */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_LOCAL, &ibv_ctx);
+	if (ret) {
+		report(WHO, "rpma_utils_get_ibv_context", ret);
+		return 1;
+	}
+	ret = rpma_peer_new(ibv_ctx, &peer);
+	if (ret) {
+		report(WHO, "rpma_peer_new", ret);
+		return 1;
+	}
+
+	/* page aligned, as memory meant for remote access usually is */
+	page = sysconf(_SC_PAGESIZE);
+	if (page <= 0 || posix_memalign((void **)&buf, (size_t)page, SERVER_BUF_SIZE)) {
+		fprintf(stderr, WHO ": cannot allocate the buffer\n");
+		goto err_peer_delete;
+	}
+	for (i = 0; i < SERVER_BUF_SIZE; i++)
+		buf[i] = PATTERN_BYTE(i);
+
+	ret = rpma_mr_reg(peer, buf, SERVER_BUF_SIZE, SERVER_USAGE, &mr);
+	if (ret) {
+		report(WHO, "rpma_mr_reg", ret);
+		goto err_free;
+	}
+
+	ret = rpma_peer_cfg_new(&pcfg);
+	if (ret) {
+		report(WHO, "rpma_peer_cfg_new", ret);
+		goto err_mr_dereg;
+	}
+	ret = rpma_peer_cfg_set_direct_write_to_pmem(pcfg, SERVER_DIRECT_WRITE_TO_PMEM);
+	if (ret) {
+		report(WHO, "rpma_peer_cfg_set_direct_write_to_pmem", ret);
+		goto err_pcfg_delete;
+	}
+	/* the WELCOME is ready before anyone asks, so a client never waits for it */
+	ret = msg_pack(&welcome, WELCOME_MAGIC, mr, pcfg, &what);
+	if (ret) {
+		report(WHO, what, ret);
+		goto err_pcfg_delete;
+	}
+
+	ret = rpma_ep_listen(peer, addr, port, &ep);
+	if (ret) {
+		report(WHO, "rpma_ep_listen", ret);
+		goto err_pcfg_delete;
+	}
+	printf(WHO ": listening on %s:%s, %d byte region registered\n",
+			addr, port, SERVER_BUF_SIZE);
+
+	ret = wait_for_client(ep, ACCEPT_TIMEOUT_MS);
+	if (ret) {
+		if (ret > 0)
+			fprintf(stderr, WHO ": no client within %d s\n", ACCEPT_TIMEOUT_MS / 1000);
+		goto err_ep_shutdown;
+	}
+	ret = rpma_ep_next_conn_req(ep, NULL, &req);
+	if (ret) {
+		report(WHO, "rpma_ep_next_conn_req", ret);
+		goto err_ep_shutdown;
+	}
+	printf(WHO ": a connection request arrived\n");
+
+	if (serve(req, &welcome))
+		goto err_ep_shutdown;
+
+	/* the client was given write access but only looked: nothing changed */
+	for (i = 0; i < SERVER_BUF_SIZE; i++) {
+		if (buf[i] != PATTERN_BYTE(i)) {
+			fprintf(stderr, WHO ": buffer byte %zu was modified\n", i);
+			goto err_ep_shutdown;
+		}
+	}
+	failed = 0;
+
+	/* tear down in reverse; any failure here still fails the run */
+err_ep_shutdown:
+	ret = rpma_ep_shutdown(&ep);
+	if (ret) {
+		report(WHO, "rpma_ep_shutdown", ret);
+		failed = 1;
+	}
+err_pcfg_delete:
+	ret = rpma_peer_cfg_delete(&pcfg);
+	if (ret) {
+		report(WHO, "rpma_peer_cfg_delete", ret);
+		failed = 1;
+	}
+err_mr_dereg:
+	ret = rpma_mr_dereg(&mr);
+	if (ret) {
+		report(WHO, "rpma_mr_dereg", ret);
+		failed = 1;
+	}
+err_free:
+	free(buf);
+err_peer_delete:
+	ret = rpma_peer_delete(&peer);
+	if (ret) {
+		report(WHO, "rpma_peer_delete", ret);
+		failed = 1;
+	}
+	if (!failed)
+		printf(WHO ": done\n");
+	return failed;
+}

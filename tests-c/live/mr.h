@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mr.h -- helpers shared by the live tests of the rpma_mr_* functions:
+ * sentinels for "output untouched", a log function that records what the
+ * library logs, page-aligned buffers, the usage bits, and encoding/decoding
+ * of the 21-byte memory-region descriptor (little-endian address, size and
+ * rkey, then the usage byte).
+ *
+ * Everything here is static and marked unused, so each test includes only
+ * what it needs without tripping -Wunused.
+ */
+#ifndef RPMA_LIVE_MR_H
+#define RPMA_LIVE_MR_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpma_test.h"
+#include "rpma_live.h"
+
+#define MR_UNUSED __attribute__((unused))
+
+/* the size of a memory-region descriptor */
+#define MR_DESC_SIZE 21
+/* byte offsets of its fields */
+#define MR_DESC_ADDR 0
+#define MR_DESC_SIZE_FIELD 8
+#define MR_DESC_RKEY 16
+#define MR_DESC_USAGE 20
+
+/* the union of all RPMA_MR_USAGE_* bits */
+#define MR_USAGE_ALL 0xFF
+/* the flush-type bits of the usage */
+#define MR_FLUSH_BITS (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)
+
+/* sentinels: a failed call must leave these in its output */
+static char mr_sentinel_objs[2] MR_UNUSED;
+#define SENTINEL_LOCAL ((struct rpma_mr_local *)&mr_sentinel_objs[0])
+#define SENTINEL_REMOTE ((struct rpma_mr_remote *)&mr_sentinel_objs[1])
+#define SENTINEL_PTR ((void *)&mr_sentinel_objs[1])
+#define SENTINEL_SIZE ((size_t)0xDEADBEEFCAFEULL)
+#define SENTINEL_INT ((int)0x5EADBEEF)
+
+/* the eight usage bits, in order, with their names for t_note() */
+static const struct {
+	int bit;
+	const char *name;
+} mr_usages[8] MR_UNUSED = {
+	{RPMA_MR_USAGE_READ_SRC, "READ_SRC"},
+	{RPMA_MR_USAGE_READ_DST, "READ_DST"},
+	{RPMA_MR_USAGE_WRITE_SRC, "WRITE_SRC"},
+	{RPMA_MR_USAGE_WRITE_DST, "WRITE_DST"},
+	{RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY, "FLUSH_TYPE_VISIBILITY"},
+	{RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT, "FLUSH_TYPE_PERSISTENT"},
+	{RPMA_MR_USAGE_SEND, "SEND"},
+	{RPMA_MR_USAGE_RECV, "RECV"},
+};
+
+/* what the log function received */
+#define MR_MAX_LOGS 8
+static struct {
+	int level;
+	int where_ok; /* file_name non-NULL and line_no positive */
+	char function[64];
+	char message[512];
+} mr_logs[MR_MAX_LOGS] MR_UNUSED;
+static int mr_nlogs MR_UNUSED;
+
+static MR_UNUSED void
+mr_log_fn(enum rpma_log_level level, const char *file_name, const int line_no,
+		const char *function_name, const char *message_format, ...)
+{
+	va_list ap;
+
+	if (mr_nlogs >= MR_MAX_LOGS) {
+		mr_nlogs++;
+		return;
+	}
+	mr_logs[mr_nlogs].level = level;
+	mr_logs[mr_nlogs].where_ok = file_name != NULL && line_no > 0;
+	snprintf(mr_logs[mr_nlogs].function, sizeof(mr_logs[mr_nlogs].function), "%s",
+			function_name ? function_name : "(null)");
+	va_start(ap, message_format);
+	vsnprintf(mr_logs[mr_nlogs].message, sizeof(mr_logs[mr_nlogs].message),
+			message_format, ap);
+	va_end(ap);
+	mr_nlogs++;
+}
+
+/* route the library's messages to mr_log_fn() at the given threshold */
+static MR_UNUSED void
+mr_log_capture(enum rpma_log_level threshold)
+{
+	EXPECT_INT(rpma_log_set_function(mr_log_fn), 0);
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, threshold), 0);
+	mr_nlogs = 0;
+}
+
+/* back to the library's defaults (before t_end()) */
+static MR_UNUSED void
+mr_log_restore(void)
+{
+	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
+	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
+}
+
+/* true when the message starts with prefix (the rest may be errno text) */
+static MR_UNUSED int
+mr_starts_with(const char *message, const char *prefix)
+{
+	return strncmp(message, prefix, strlen(prefix)) == 0;
+}
+
+/* a zeroed buffer of size bytes aligned to a page; exits 2 when none */
+static MR_UNUSED void *
+mr_buf(size_t size)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, size) != 0 || p == NULL) {
+		fprintf(stderr, "live test setup: no memory for a %zu-byte buffer\n", size);
+		exit(2);
+	}
+	memset(p, 0, size);
+	return p;
+}
+
+static MR_UNUSED uint64_t
+mr_get_le64(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static MR_UNUSED uint32_t
+mr_get_le32(const unsigned char *p)
+{
+	uint32_t v = 0;
+
+	for (int i = 3; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static MR_UNUSED void
+mr_put_le64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		p[i] = (unsigned char)(v & 0xFF);
+}
+
+static MR_UNUSED void
+mr_put_le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++, v >>= 8)
+		p[i] = (unsigned char)(v & 0xFF);
+}
+
+/* encode a descriptor by hand, the way rpma_mr_get_descriptor() lays it out */
+static MR_UNUSED void
+mr_make_desc(unsigned char *desc, uint64_t addr, uint64_t size, uint32_t rkey, uint8_t usage)
+{
+	mr_put_le64(desc + MR_DESC_ADDR, addr);
+	mr_put_le64(desc + MR_DESC_SIZE_FIELD, size);
+	mr_put_le32(desc + MR_DESC_RKEY, rkey);
+	desc[MR_DESC_USAGE] = usage;
+}
+
+/*
+ * rpma_mr_remote_from_descriptor() of the descriptor of a local region;
+ * returns the remote object, or NULL (after a failed check) when any step
+ * failed
+ */
+static MR_UNUSED struct rpma_mr_remote *
+mr_remote_of(const struct rpma_mr_local *mr)
+{
+	unsigned char desc[MR_DESC_SIZE];
+	struct rpma_mr_remote *remote = NULL;
+
+	if (rpma_mr_get_descriptor(mr, desc) != 0 ||
+			rpma_mr_remote_from_descriptor(desc, sizeof(desc), &remote) != 0) {
+		EXPECT_TRUE(!"descriptor round trip of a local region failed");
+		return NULL;
+	}
+	return remote;
+}
+
+/*
+ * the usage byte of the descriptor of a registered region (-1 when
+ * rpma_mr_get_descriptor() fails)
+ */
+static MR_UNUSED int
+mr_desc_usage(const struct rpma_mr_local *mr)
+{
+	unsigned char desc[MR_DESC_SIZE];
+
+	if (rpma_mr_get_descriptor(mr, desc) != 0)
+		return -1;
+	return desc[MR_DESC_USAGE];
+}
+
+#endif /* RPMA_LIVE_MR_H */

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# run-pair.sh SERVER_LIB SERVER_BIN CLIENT_LIB CLIENT_BIN
+#
+# Runs a client/server example pair on RPMA_TESTING_IP, the server with
+# LD_LIBRARY_PATH naming SERVER_LIB's directory and the client with
+# CLIENT_LIB's, so any combination of two librpma.so.0 builds can be made
+# to talk to each other. The server is started first; the client only once
+# the server printed its "listening" line. Each side's dynamic loader trace
+# (LD_DEBUG=files) must show that it initialised exactly the library asked
+# for. Exits 0 only when both programs exited 0 and both were served right.
+#
+# Environment: RPMA_TESTING_IP (required), RUN_PAIR_TIMEOUT (seconds each
+# program may run, default 60).
+set -u
+if [ $# -ne 4 ]; then
+  sed -n '2,13s/^# \{0,1\}//p' "$0" >&2
+  exit 2
+fi
+ip=${RPMA_TESTING_IP:-}
+if [ -z "$ip" ]; then
+  echo "run-pair: RPMA_TESTING_IP is not set (run under softroce/rxe-run)" >&2
+  exit 2
+fi
+limit=${RUN_PAIR_TIMEOUT:-60}
+# one port per run, below the ephemeral range, like the live tests' t_port()
+port=$((20000 + $$ % 20000))
+
+# Each library is named by its own directory (not the one its symlink
+# resolves to), the way CMake lays out ours and the reference.
+lib_dir() { cd "$(dirname "$1")" && pwd; }
+declare -A lib bin dir
+for side in server client; do
+  if [ "$side" = server ]; then l=$1 b=$2; else l=$3 b=$4; fi
+  if [ ! -e "$l" ] || [ ! -x "$b" ]; then
+    echo "run-pair: $side: missing $l or $b" >&2
+    exit 2
+  fi
+  lib[$side]=$(realpath "$l")
+  dir[$side]=$(lib_dir "$l")
+  bin[$side]=$b
+done
+
+work=$(mktemp -d)
+declare -A pid rc
+cleanup() {
+  local p
+  for p in "${pid[@]}"; do kill "$p" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# start SIDE: run its program in the background, output into $work/SIDE.out
+# and the loader's trace into $work/SIDE.trace.<pid>. `env` execs the
+# program itself, so only the program is traced, not timeout(1).
+start() {
+  local side=$1
+  timeout -k 5 "$limit" env LD_LIBRARY_PATH="${dir[$side]}" \
+    LD_DEBUG=files LD_DEBUG_OUTPUT="$work/$side.trace" \
+    "${bin[$side]}" "$ip" "$port" >"$work/$side.out" 2>&1 </dev/null &
+  pid[$side]=$!
+}
+
+# finish SIDE: wait for its program and keep the exit status
+finish() {
+  local side=$1
+  wait "${pid[$side]}"
+  rc[$side]=$?
+  unset "pid[$side]"
+}
+
+start server
+# Wait for the listening line; give up when the server is gone or the
+# limit passed (then the client is not started at all).
+ready=0
+for _ in $(seq $((limit * 10))); do
+  if grep -q "listening" "$work/server.out" 2>/dev/null; then
+    ready=1
+    break
+  fi
+  kill -0 "${pid[server]}" 2>/dev/null || break
+  sleep 0.1
+done
+if [ $ready -eq 1 ]; then
+  start client
+  finish client
+else
+  echo "run-pair: the server never reported listening; the client was not started" >&2
+  rc[client]="none (not started)"
+fi
+finish server
+
+# served SIDE: prints which librpma.so.0 the loader initialised for SIDE
+# and fails unless it is the one that was asked for
+served() {
+  local side=$1 loaded
+  loaded=$(cat "$work/$side.trace".* 2>/dev/null |
+    sed -n 's/.*calling init: \(.*librpma\.so\.0\)$/\1/p' | head -1)
+  if [ -z "$loaded" ]; then
+    echo "no librpma"
+    return 1
+  fi
+  loaded=$(realpath "$loaded")
+  echo "$loaded"
+  [ "$loaded" = "${lib[$side]}" ]
+}
+
+status=0
+for side in server client; do
+  by=$(served $side)
+  ok=$?
+  line="run-pair: $side exit ${rc[$side]}"
+  [ "${rc[$side]}" = 124 ] && line="$line (timed out after $limit s)"
+  if [ $ok -eq 0 ]; then
+    line="$line, served by $by"
+  else
+    line="$line, served by $by but expected ${lib[$side]}"
+    status=1
+  fi
+  [ "${rc[$side]}" = 0 ] || status=1
+  echo "$line"
+done
+for side in server client; do
+  echo "---- $side output ----"
+  cat "$work/$side.out" 2>/dev/null
+done
+exit $status
