@@ -3,7 +3,9 @@
 #   1. its ELF identity next to the C library's;
 #   2. an example program built against our header and library;
 #   3. the same binary served by the C library (same behaviour);
-#   4. a live SoftRoCE device that the library will drive.
+#   4. examples/connection over a live SoftRoCE device (rxe0 in a QEMU
+#      guest): our server with our client, then each library on one side
+#      and the C library on the other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lib=build/lib/librpma.so.0
@@ -22,7 +24,23 @@ if [ -e "$ref" ]; then
   LD_LIBRARY_PATH=$(dirname "$ref") build/examples/config-tour
 fi
 
-echo "== SoftRoCE: a real RDMA device for the connection examples"
-cmake -S tests-c -B build/tests-c -DRPMA_LIB_DIR="$PWD/build/lib" >/dev/null
-cmake --build build/tests-c --target rxe_smoke >/dev/null
-softroce/rxe-run build/tests-c/rxe_smoke
+echo "== examples/connection: a client and a server over SoftRoCE"
+for role in server client; do
+  gcc -std=gnu99 -Wall -Wextra -Werror -Iinclude examples/connection/$role.c \
+    -Lbuild/lib -lrpma -o build/examples/connection-$role
+done
+ours=$PWD/build/lib/librpma.so.0
+pairs="ours:ours"
+[ -e "$ref" ] && pairs="ours:ours ref:ours ours:ref"
+script=build/examples/connection-demo.sh
+{
+  echo 'set -e'
+  for p in $pairs; do
+    s=${p%:*} c=${p#*:}
+    sl=$ours; [ "$s" = ref ] && sl=$ref
+    cl=$ours; [ "$c" = ref ] && cl=$ref
+    echo "echo; echo '-- server: $s library, client: $c library'"
+    echo "tests-c/scripts/run-pair.sh $sl build/examples/connection-server $cl build/examples/connection-client"
+  done
+} >"$script"
+softroce/rxe-run bash "$script"
