@@ -139,7 +139,7 @@ impl ConnReq {
         let s = settings(cfg);
         let info = AddrInfo::resolve(addr, Some(port), false)?;
         let id = CmId::new(None)?;
-        id.resolve_addr(info.src_addr(), info.dst_addr(), s.timeout_ms)?;
+        id.resolve_addr(&info, s.timeout_ms)?;
         id.resolve_route(s.timeout_ms)?;
         let queues = Queues::build(peer, &id, &s)?;
         rpma_log!(

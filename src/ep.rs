@@ -38,7 +38,7 @@ impl Ep {
         let evch = EventChannel::new()?;
         let id = CmId::new(Some(&evch))?;
         let info = AddrInfo::resolve(addr, Some(port), true)?;
-        id.bind(info.src_addr())?;
+        id.bind(&info)?;
         id.listen()?;
         rpma_log!(
             Level::Notice,

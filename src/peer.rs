@@ -55,14 +55,8 @@ impl Peer {
         let Some(pd) = NonNull::new(pd) else {
             return Err(match errno() {
                 libc::ENOMEM => Error::NoMem,
-                0 => {
-                    rpma_log!(
-                        Level::Error,
-                        "rpma_peer_new",
-                        "ibv_alloc_pd() failed (no details)"
-                    );
-                    Error::Unknown
-                }
+                // The C library logs nothing here either.
+                0 => Error::Unknown,
                 e => provider_failed_with("ibv_alloc_pd", e),
             });
         };

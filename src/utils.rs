@@ -81,12 +81,8 @@ pub fn get_ibv_context(
     let info = AddrInfo::resolve(addr, None, kind == ContextType::Local)?;
     let id = CmId::new(None)?;
     match kind {
-        ContextType::Local => id.bind(info.src_addr())?,
-        ContextType::Remote => id.resolve_addr(
-            info.src_addr(),
-            info.dst_addr(),
-            crate::conn_cfg::DEFAULT_TIMEOUT_MS,
-        )?,
+        ContextType::Local => id.bind(&info)?,
+        ContextType::Remote => id.resolve_addr(&info, crate::conn_cfg::DEFAULT_TIMEOUT_MS)?,
     }
     let ctx = NonNull::new(id.verbs());
     id.destroy()?;

@@ -96,15 +96,23 @@ impl AddrInfo {
                 rpma_log!(
                     Level::Error,
                     "rpma_info_new",
-                    "rdma_getaddrinfo(node={}, service={}, passive={}): {}",
+                    "rdma_getaddrinfo(node={}, service={}, ai_flags={}, ai_qp_type=IBV_QPT_RC, ai_port_space=RDMA_PS_TCP): {}",
                     addr.to_string_lossy(),
                     port.map_or("(null)".into(), CStr::to_string_lossy),
-                    passive,
+                    if passive { "passive" } else { "active" },
                     Errno(e)
                 );
                 Err(Error::Provider)
             }
         }
+    }
+
+    /// The canonical names rdma_cm found, as the C library prints them in
+    /// its messages ("(null)" when there are none, the usual case).
+    fn names(&self) -> (Name, Name) {
+        // SAFETY: the list is live while self is.
+        let ai = unsafe { self.0.as_ref() };
+        (Name(ai.ai_src_canonname), Name(ai.ai_dst_canonname))
     }
 
     pub(crate) fn src_addr(&self) -> *mut sys::sockaddr {
@@ -115,6 +123,19 @@ impl AddrInfo {
     pub(crate) fn dst_addr(&self) -> *mut sys::sockaddr {
         // SAFETY: as above.
         unsafe { self.0.as_ref().ai_dst_addr }
+    }
+}
+
+/// A C string of an rdma_addrinfo for messages; NULL prints as "(null)".
+struct Name(*mut c_char);
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_null() {
+            return f.write_str("(null)");
+        }
+        // SAFETY: a NUL-terminated string owned by a live rdma_addrinfo.
+        f.write_str(&unsafe { CStr::from_ptr(self.0) }.to_string_lossy())
     }
 }
 
@@ -314,29 +335,61 @@ impl CmId {
         unsafe { self.0.as_ref().qp }
     }
 
-    pub(crate) fn bind(&self, addr: *mut sys::sockaddr) -> Result<()> {
-        // SAFETY: the id is live; addr comes from a live AddrInfo.
-        check("rdma_bind_addr", unsafe {
-            sys::rdma_bind_addr(self.as_ptr(), addr)
-        })
+    /// Binds to the source address of `info`.
+    pub(crate) fn bind(&self, info: &AddrInfo) -> Result<()> {
+        // SAFETY: the id is live; the address belongs to the live `info`.
+        if unsafe { sys::rdma_bind_addr(self.as_ptr(), info.src_addr()) } == 0 {
+            return Ok(());
+        }
+        let e = errno();
+        let (src, _) = info.names();
+        rpma_log!(
+            Level::Error,
+            "rpma_info_bind_addr",
+            "rdma_bind_addr(addr={}) failed: {}",
+            src,
+            Errno(e)
+        );
+        Err(Error::Provider)
     }
 
-    pub(crate) fn resolve_addr(
-        &self,
-        src: *mut sys::sockaddr,
-        dst: *mut sys::sockaddr,
-        timeout_ms: c_int,
-    ) -> Result<()> {
+    /// Resolves the route-able addresses of `info` to a device.
+    pub(crate) fn resolve_addr(&self, info: &AddrInfo, timeout_ms: c_int) -> Result<()> {
         // SAFETY: as in bind.
-        let ret = unsafe { sys::rdma_resolve_addr(self.as_ptr(), src, dst, timeout_ms) };
-        check("rdma_resolve_addr", ret)
+        let ret = unsafe {
+            sys::rdma_resolve_addr(self.as_ptr(), info.src_addr(), info.dst_addr(), timeout_ms)
+        };
+        if ret == 0 {
+            return Ok(());
+        }
+        let e = errno();
+        let (src, dst) = info.names();
+        rpma_log!(
+            Level::Error,
+            "rpma_info_resolve_addr",
+            "rdma_resolve_addr(src_addr={}, dst_addr={}, timeout_ms={}) failed: {}",
+            src,
+            dst,
+            timeout_ms,
+            Errno(e)
+        );
+        Err(Error::Provider)
     }
 
     pub(crate) fn resolve_route(&self, timeout_ms: c_int) -> Result<()> {
         // SAFETY: the id is live.
-        check("rdma_resolve_route", unsafe {
-            sys::rdma_resolve_route(self.as_ptr(), timeout_ms)
-        })
+        if unsafe { sys::rdma_resolve_route(self.as_ptr(), timeout_ms) } == 0 {
+            return Ok(());
+        }
+        let e = errno();
+        rpma_log!(
+            Level::Error,
+            "rpma_conn_req_new",
+            "rdma_resolve_route(timeout_ms={}) failed: {}",
+            timeout_ms,
+            Errno(e)
+        );
+        Err(Error::Provider)
     }
 
     pub(crate) fn listen(&self) -> Result<()> {
