@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ep-req.h -- shared helpers of the live tests of the endpoint and the
+ * connection request (rpma_ep_*, rpma_conn_req_*, scenario_*); static
+ * functions only, each test includes it once.
+ *
+ * - er_server_start()/er_server_join(): t_server_start()/t_server_join()
+ *   plus a port of its own for each server (er_port(), the same string in
+ *   both processes), an alarm that kills a server stuck for 30 s, and a
+ *   report pipe: the server sends tagged values with er_put(), the parent
+ *   reads them in the same order with er_get() and prints them with the
+ *   EXPECT_* macros, so the observations of both sides are on stdout.
+ * - er_next_event(): rpma_conn_next_event() that never blocks longer than
+ *   the given time.
+ * - er_readable(): whether a file descriptor becomes readable in time.
+ * - er_log_*: a log function that records what the library logs.
+ */
+#ifndef EP_REQ_H
+#define EP_REQ_H
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rpma_test.h"
+#include "rpma_live.h"
+
+#define ER_UNUSED __attribute__((unused))
+
+/* the longest any test waits for something that is expected to happen */
+#define ER_WAIT_MS 5000
+
+/* sentinels: "the output was not written" */
+static char er_sentinel_obj[4] ER_UNUSED;
+#define ER_SENTINEL_EP ((struct rpma_ep *)&er_sentinel_obj[0])
+#define ER_SENTINEL_REQ ((struct rpma_conn_req *)&er_sentinel_obj[1])
+#define ER_SENTINEL_CONN ((struct rpma_conn *)&er_sentinel_obj[2])
+#define ER_SENTINEL_PTR ((void *)&er_sentinel_obj[3])
+
+ER_UNUSED static void
+er_sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* 1 when fd becomes readable within ms, 0 when not, -1 on a poll error */
+ER_UNUSED static int
+er_readable(int fd, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int r;
+
+	do
+		r = poll(&p, 1, ms);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	return r > 0 && (p.revents & POLLIN) ? 1 : 0;
+}
+
+/* whether the endpoint's event channel becomes readable within ms */
+ER_UNUSED static int
+er_ep_readable(const struct rpma_ep *ep, int ms)
+{
+	int fd = -1;
+
+	if (rpma_ep_get_fd(ep, &fd) != 0)
+		return -1;
+	return er_readable(fd, ms);
+}
+
+/*
+ * The next connection event, waiting at most ms for it: the event
+ * (RPMA_CONN_*), the negative error code of rpma_conn_next_event(), or
+ * ER_NO_EVENT when nothing arrived in time.
+ */
+#define ER_NO_EVENT 1000
+ER_UNUSED static int
+er_next_event(struct rpma_conn *conn, int ms)
+{
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	int fd = -1, r;
+
+	r = rpma_conn_get_event_fd(conn, &fd);
+	if (r)
+		return r;
+	if (er_readable(fd, ms) != 1)
+		return ER_NO_EVENT;
+	r = rpma_conn_next_event(conn, &ev);
+	return r ? r : (int)ev;
+}
+
+/* a name for what er_next_event() returned */
+ER_UNUSED static const char *
+er_ev(int ev)
+{
+	switch (ev) {
+	case RPMA_CONN_UNDEFINED: return "RPMA_CONN_UNDEFINED";
+	case RPMA_CONN_ESTABLISHED: return "RPMA_CONN_ESTABLISHED";
+	case RPMA_CONN_CLOSED: return "RPMA_CONN_CLOSED";
+	case RPMA_CONN_LOST: return "RPMA_CONN_LOST";
+	case RPMA_CONN_REJECTED: return "RPMA_CONN_REJECTED";
+	case RPMA_CONN_UNREACHABLE: return "RPMA_CONN_UNREACHABLE";
+	case ER_NO_EVENT: return "no event in time";
+	case RPMA_E_PROVIDER: return "RPMA_E_PROVIDER";
+	case RPMA_E_INVAL: return "RPMA_E_INVAL";
+	case RPMA_E_NOMEM: return "RPMA_E_NOMEM";
+	case RPMA_E_UNKNOWN: return "RPMA_E_UNKNOWN";
+	case RPMA_E_NO_EVENT: return "RPMA_E_NO_EVENT";
+	default: return "something else";
+	}
+}
+
+/* whether n bytes at p are all zero */
+ER_UNUSED static int
+er_all_zero(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * Private data as a single comparable value: its length when the first
+ * want_len bytes equal want and every byte after them is zero, -1 when a
+ * byte differs, -2 when ptr is NULL while len is not 0.
+ */
+ER_UNUSED static long long
+er_pdata_check(const struct rpma_conn_private_data *pd, const void *want, size_t want_len)
+{
+	if (pd->len == 0)
+		return 0;
+	if (pd->ptr == NULL)
+		return -2;
+	if (want_len > pd->len)
+		return -1;
+	if (want_len && memcmp(pd->ptr, want, want_len) != 0)
+		return -1;
+	if (!er_all_zero((const char *)pd->ptr + want_len, pd->len - want_len))
+		return -1;
+	return pd->len;
+}
+
+/* --- forked servers with a report pipe --------------------------------- */
+
+static int er_pipe[2] ER_UNUSED = {-1, -1};
+static int (*er_fn)(void *arg) ER_UNUSED;
+static char er_port_str[16] ER_UNUSED;
+static int er_servers ER_UNUSED;
+
+/* the port of the current server (the same in the parent and the server) */
+ER_UNUSED static const char *
+er_port(void)
+{
+	return er_port_str;
+}
+
+ER_UNUSED static int
+er_trampoline(void *arg)
+{
+	close(er_pipe[0]);
+	/* a server that hangs must not hang the test: SIGALRM ends it */
+	alarm(30);
+	return er_fn(arg);
+}
+
+/*
+ * Forks a server running fn(arg) on a port of its own (er_port(): t_port()
+ * plus the number of servers started so far, so consecutive servers never
+ * meet a listener or a connection of the previous one). fn must call
+ * t_server_ready() once it listens.
+ */
+ER_UNUSED static void
+er_server_start(int (*fn)(void *arg), void *arg)
+{
+	er_servers++;
+	snprintf(er_port_str, sizeof(er_port_str), "%d", atoi(t_port()) + er_servers);
+	if (pipe(er_pipe) != 0) {
+		perror("ep-req: pipe");
+		exit(2);
+	}
+	er_fn = fn;
+	t_server_start(er_trampoline, arg);
+	close(er_pipe[1]);
+	er_pipe[1] = -1;
+}
+
+/* in the server: send one tagged value to the parent */
+struct er_rec {
+	char tag[56];
+	long long value;
+};
+
+ER_UNUSED static void
+er_put(const char *tag, long long value)
+{
+	struct er_rec rec;
+
+	memset(&rec, 0, sizeof(rec));
+	snprintf(rec.tag, sizeof(rec.tag), "%s", tag);
+	rec.value = value;
+	if (write(er_pipe[1], &rec, sizeof(rec)) != (ssize_t)sizeof(rec))
+		_exit(3);
+}
+
+/*
+ * In the parent: the next value the server sent, which must carry tag;
+ * LLONG_MIN (no check expects it) when it does not or nothing came in 30 s.
+ */
+ER_UNUSED static long long
+er_get(const char *tag)
+{
+	struct er_rec rec;
+	size_t got = 0;
+
+	while (got < sizeof(rec)) {
+		if (er_readable(er_pipe[0], 30000) != 1) {
+			fprintf(stderr, "ep-req: the server sent nothing for \"%s\"\n", tag);
+			return LLONG_MIN;
+		}
+		ssize_t r = read(er_pipe[0], (char *)&rec + got, sizeof(rec) - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			fprintf(stderr, "ep-req: the server ended before sending \"%s\"\n", tag);
+			return LLONG_MIN;
+		}
+		got += (size_t)r;
+	}
+	rec.tag[sizeof(rec.tag) - 1] = '\0';
+	if (strcmp(rec.tag, tag) != 0) {
+		fprintf(stderr, "ep-req: expected \"%s\" from the server, got \"%s\"\n", tag, rec.tag);
+		return LLONG_MIN;
+	}
+	return rec.value;
+}
+
+/* SRV(tag): the server's next value, named in the observation line */
+#define SRV(tag) er_get(tag)
+
+/* t_server_join(), then closes the report pipe */
+ER_UNUSED static int
+er_server_join(void)
+{
+	int r = t_server_join();
+
+	close(er_pipe[0]);
+	er_pipe[0] = -1;
+	return r;
+}
+
+/* --- what the library logs --------------------------------------------- */
+
+#define ER_MAX_LOGS 32
+static struct {
+	int level;
+	char message[256];
+} er_logs[ER_MAX_LOGS] ER_UNUSED;
+static int er_nlogs ER_UNUSED;
+
+ER_UNUSED static void
+er_log_fn(enum rpma_log_level level, const char *file_name, const int line_no,
+		const char *function_name, const char *message_format, ...)
+{
+	va_list ap;
+
+	(void) file_name;
+	(void) line_no;
+	(void) function_name;
+	if (er_nlogs < ER_MAX_LOGS) {
+		er_logs[er_nlogs].level = level;
+		va_start(ap, message_format);
+		vsnprintf(er_logs[er_nlogs].message, sizeof(er_logs[er_nlogs].message),
+				message_format, ap);
+		va_end(ap);
+	}
+	er_nlogs++;
+}
+
+/* routes the library's messages up to NOTICE into er_logs */
+ER_UNUSED static void
+er_log_begin(void)
+{
+	if (rpma_log_set_function(er_log_fn) != 0 ||
+			rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_NOTICE) != 0) {
+		fprintf(stderr, "ep-req: cannot set the log function\n");
+		exit(2);
+	}
+	er_nlogs = 0;
+}
+
+/* how many messages of the given level were logged since er_nlogs = 0 */
+ER_UNUSED static int
+er_log_count(int level)
+{
+	int n = 0;
+
+	for (int i = 0; i < er_nlogs && i < ER_MAX_LOGS; i++)
+		if (er_logs[i].level == level)
+			n++;
+	return n;
+}
+
+/* how many messages of the given level and exact text were logged */
+ER_UNUSED static int
+er_log_has(int level, const char *message)
+{
+	int n = 0;
+
+	for (int i = 0; i < er_nlogs && i < ER_MAX_LOGS; i++)
+		if (er_logs[i].level == level && strcmp(er_logs[i].message, message) == 0)
+			n++;
+	return n;
+}
+
+#endif /* EP_REQ_H */
