@@ -90,6 +90,7 @@ t_server_start(int (*fn)(void *arg), void *arg)
 {
 	if (pipe(to_parent) || pipe(to_child))
 		give_up("pipe failed");
+	(void)t_port(); /* fixed before the fork: both processes share it */
 	fflush(stdout);
 	fflush(stderr);
 	server_pid = fork();

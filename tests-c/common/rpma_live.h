@@ -16,7 +16,11 @@
 
 /* the address of rxe0 (RPMA_TESTING_IP) */
 const char *t_ip(void);
-/* a TCP port for this process's listener, as a decimal string */
+/*
+ * a TCP port for this test's listener, as a decimal string; chosen from the
+ * pid at the first call, and fixed before t_server_start() forks, so the
+ * server and the client agree on it
+ */
 const char *t_port(void);
 /* the verbs context of t_ip(), through rpma_utils_get_ibv_context() */
 struct ibv_context *t_ibv_ctx(void);
