@@ -112,7 +112,11 @@ impl Conn {
     /// Takes the next connection event. An event that means nothing to a
     /// connection is consumed and reported as `RPMA_E_UNKNOWN`.
     pub fn next_event(&self) -> Result<ConnEvent> {
-        let ev = self.evch.as_ref().expect("present until deleted").next()?;
+        let ev = self
+            .evch
+            .as_ref()
+            .expect("present until deleted")
+            .next("rpma_conn_next_event\0")?;
         let kind = ev.get().event;
         // The active side learns the peer's private data from the first
         // ESTABLISHED event; it is copied before the ack frees it.

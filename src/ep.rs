@@ -64,7 +64,7 @@ impl Ep {
     /// from `cfg` (or the defaults). Any other event is consumed and
     /// reported as `RPMA_E_INVAL`.
     pub fn next_conn_req(&self, cfg: Option<&ConnCfg>) -> Result<ConnReq> {
-        let ev = self.evch.next()?;
+        let ev = self.evch.next("rpma_ep_next_conn_req\0")?;
         let e = ev.get();
         if e.event != sys::RDMA_CM_EVENT_CONNECT_REQUEST {
             // SAFETY: rdma_event_str returns a static string for any value.

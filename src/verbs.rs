@@ -46,8 +46,22 @@ impl fmt::Display for Errno {
 /// Logs a failed provider call at ERROR level with the current errno and
 /// returns `RPMA_E_PROVIDER`.
 pub(crate) fn provider_failed(call: &str) -> Error {
+    provider_failed_in("rpma\0", call)
+}
+
+/// The same, naming the API function `func` (NUL-terminated) as the
+/// message's origin, where the C library's message names it too.
+pub(crate) fn provider_failed_in(func: &'static str, call: &str) -> Error {
     let e = errno();
-    rpma_log!(Level::Error, "rpma", "{}() failed: {}", call, Errno(e));
+    if crate::log::enabled(Level::Error) {
+        crate::log::emit(
+            Level::Error,
+            concat!(file!(), "\0"),
+            line!(),
+            func,
+            format_args!("{}() failed: {}", call, Errno(e)),
+        );
+    }
     Error::Provider
 }
 
@@ -170,15 +184,16 @@ impl EventChannel {
     }
 
     /// Takes the next event: `RPMA_E_NO_EVENT` when librdmacm says there is
-    /// none (ENODATA), `RPMA_E_PROVIDER` for any other failure.
-    pub(crate) fn next(&self) -> Result<CmEvent> {
+    /// none (ENODATA), `RPMA_E_PROVIDER` for any other failure, logged as
+    /// coming from `func` (NUL-terminated).
+    pub(crate) fn next(&self, func: &'static str) -> Result<CmEvent> {
         let mut ev = ptr::null_mut();
         // SAFETY: the channel is live; ev receives the event.
         if unsafe { sys::rdma_get_cm_event(self.0, &mut ev) } != 0 || ev.is_null() {
             if errno() == libc::ENODATA {
                 return Err(Error::NoEvent);
             }
-            return Err(provider_failed("rdma_get_cm_event"));
+            return Err(provider_failed_in(func, "rdma_get_cm_event"));
         }
         Ok(CmEvent(ev))
     }

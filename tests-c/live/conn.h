@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * conn.h -- helpers shared by the live tests of the "conn" group
+ * (rpma_conn_*.c and the scenario_*.c programs about connections).
+ *
+ * The pattern: the parent is the client (active side) and prints every
+ * observation; the server (passive side) runs in a child started with
+ * t_server_start(). The server checks its own steps with S_CHECK(), which
+ * writes what went wrong to stderr and makes the server's exit status 1,
+ * and it hands values the parent should print over a report pipe
+ * (c_put() in the server, c_get() in the parent). c_report_open() and
+ * t_port() must be called before t_server_start(), so both processes share
+ * the pipe and the port.
+ *
+ * Nothing here touches the RDMA stack before the fork: the parent must not
+ * open the device before t_server_start() either.
+ */
+#ifndef CONN_H
+#define CONN_H
+
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rpma_test.h"
+#include "rpma_live.h"
+
+/* how long any single wait for the other side may take */
+#define C_WAIT_MS 10000
+
+/* ---- checks made by the server (reported through its exit status) ---- */
+
+static int c_failed;
+
+static inline int
+c_fail(const char *file, int line, const char *expr)
+{
+	fprintf(stderr, "server: check failed at %s:%d: %s\n", file, line, expr);
+	c_failed = 1;
+	return 0;
+}
+
+/* S_CHECK(cond): evaluates to cond; a false cond fails the server */
+#define S_CHECK(cond) ((cond) ? 1 : c_fail(__FILE__, __LINE__, #cond))
+
+/* the server's exit status: 0 only when every S_CHECK() held */
+static inline int
+c_server_status(void)
+{
+	return c_failed ? 1 : 0;
+}
+
+/* ---- the report pipe: server -> parent, one long long at a time ---- */
+
+static int c_rep[2] = {-1, -1};
+
+static inline void
+c_report_open(void)
+{
+	if (pipe(c_rep) != 0) {
+		perror("conn.h: pipe");
+		exit(2);
+	}
+}
+
+static inline void
+c_put(long long v)
+{
+	if (write(c_rep[1], &v, sizeof(v)) != (ssize_t)sizeof(v))
+		c_fail(__FILE__, __LINE__, "write to the report pipe");
+}
+
+/*
+ * the next value the server reported; LLONG_MIN if none came in time (and
+ * for every later call: a server that stopped reporting is not waited for
+ * again)
+ */
+static inline long long
+c_get(void)
+{
+	static int silent;
+	struct pollfd p = {.fd = c_rep[0], .events = POLLIN};
+	long long v;
+
+	if (silent || poll(&p, 1, 3 * C_WAIT_MS) != 1 ||
+			read(c_rep[0], &v, sizeof(v)) != (ssize_t)sizeof(v)) {
+		if (!silent)
+			fprintf(stderr, "conn.h: the server reported nothing\n");
+		silent = 1;
+		return LLONG_MIN;
+	}
+	return v;
+}
+
+/*
+ * parent: the server's next report, named for the observation line:
+ * EXPECT_INT(SERVER(rpma_conn_delete), 0) prints "SERVER(rpma_conn_delete) = 0"
+ */
+#define SERVER(...) c_get()
+
+/* ---- events ---- */
+
+/* what c_next_event() returns when no event came within the timeout */
+#define C_TIMEOUT 1
+
+/*
+ * Waits up to timeout_ms for the connection's event fd to become readable,
+ * then calls rpma_conn_next_event(). Returns its return value, C_TIMEOUT
+ * when nothing came, or -1 when the event fd cannot be had.
+ */
+static inline int
+c_next_event(struct rpma_conn *conn, int timeout_ms, enum rpma_conn_event *ev)
+{
+	struct pollfd p = {.fd = -1, .events = POLLIN};
+
+	if (rpma_conn_get_event_fd(conn, &p.fd) != 0)
+		return -1;
+	if (poll(&p, 1, timeout_ms) != 1)
+		return C_TIMEOUT;
+	return rpma_conn_next_event(conn, ev);
+}
+
+/* 1 when the next event (within C_WAIT_MS) is want */
+static inline int
+c_event_is(struct rpma_conn *conn, enum rpma_conn_event want)
+{
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	int ret = c_next_event(conn, C_WAIT_MS, &ev);
+
+	if (ret != 0 || ev != want) {
+		fprintf(stderr, "conn.h: waited for %s, got ret %d event %s\n",
+				rpma_utils_conn_event_2str(want), ret,
+				rpma_utils_conn_event_2str(ev));
+		return 0;
+	}
+	return 1;
+}
+
+/* 1 when the connection's event fd becomes readable within timeout_ms */
+static inline int
+c_event_pending(struct rpma_conn *conn, int timeout_ms)
+{
+	struct pollfd p = {.fd = -1, .events = POLLIN};
+
+	if (rpma_conn_get_event_fd(conn, &p.fd) != 0)
+		return 0;
+	return poll(&p, 1, timeout_ms) == 1;
+}
+
+/* ---- setting connections up and down ---- */
+
+/* server: listen on t_ip():t_port() and tell the parent; NULL on failure */
+static inline struct rpma_ep *
+c_listen(struct rpma_peer *peer)
+{
+	struct rpma_ep *ep = NULL;
+
+	if (!S_CHECK(rpma_ep_listen(peer, t_ip(), t_port(), &ep) == 0))
+		return NULL;
+	t_server_ready();
+	return ep;
+}
+
+/*
+ * server: takes the next connection request (cfg may be NULL), accepts it
+ * with pdata (may be NULL) and waits for ESTABLISHED; NULL on failure
+ */
+static inline struct rpma_conn *
+c_accept(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata)
+{
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn *conn = NULL;
+
+	if (!S_CHECK(rpma_ep_next_conn_req(ep, cfg, &req) == 0))
+		return NULL;
+	if (!S_CHECK(rpma_conn_req_connect(&req, pdata, &conn) == 0))
+		return NULL;
+	if (!S_CHECK(c_event_is(conn, RPMA_CONN_ESTABLISHED))) {
+		(void) rpma_conn_delete(&conn);
+		return NULL;
+	}
+	return conn;
+}
+
+/* client: requests a connection to the server; the connection or NULL */
+static inline struct rpma_conn *
+c_request(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata)
+{
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn *conn = NULL;
+
+	if (rpma_conn_req_new(peer, t_ip(), t_port(), cfg, &req) != 0) {
+		fprintf(stderr, "conn.h: rpma_conn_req_new failed\n");
+		return NULL;
+	}
+	if (rpma_conn_req_connect(&req, pdata, &conn) != 0) {
+		fprintf(stderr, "conn.h: rpma_conn_req_connect failed\n");
+		return NULL;
+	}
+	return conn;
+}
+
+/* client: c_request() and ESTABLISHED; the connection or NULL */
+static inline struct rpma_conn *
+c_connect(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata)
+{
+	struct rpma_conn *conn = c_request(peer, cfg, pdata);
+
+	if (conn != NULL && !c_event_is(conn, RPMA_CONN_ESTABLISHED))
+		(void) rpma_conn_delete(&conn);
+	return conn;
+}
+
+/*
+ * Ends a connection the way upstream's examples do: disconnect, wait for
+ * CLOSED, delete. 1 when all three behaved.
+ */
+static inline int
+c_close(struct rpma_conn **conn)
+{
+	int ok = rpma_conn_disconnect(*conn) == 0;
+
+	ok = c_event_is(*conn, RPMA_CONN_CLOSED) && ok;
+	ok = rpma_conn_delete(conn) == 0 && *conn == NULL && ok;
+	return ok;
+}
+
+/*
+ * The other end of c_close(): wait for CLOSED, disconnect (as upstream's
+ * examples do after CLOSED), delete. 1 when all three behaved.
+ */
+static inline int
+c_closed(struct rpma_conn **conn)
+{
+	int ok = c_event_is(*conn, RPMA_CONN_CLOSED);
+
+	ok = rpma_conn_disconnect(*conn) == 0 && ok;
+	ok = rpma_conn_delete(conn) == 0 && *conn == NULL && ok;
+	return ok;
+}
+
+/* server: shuts the endpoint down and deletes the peer; 1 when both did */
+static inline int
+c_server_end(struct rpma_ep **ep, struct rpma_peer **peer)
+{
+	int ok = rpma_ep_shutdown(ep) == 0;
+
+	ok = rpma_peer_delete(peer) == 0 && ok;
+	return ok;
+}
+
+/* ---- what the library logs (install with rpma_log_set_function(c_log)) ---- */
+
+#define C_MAX_LOGS 16
+static struct {
+	int level;
+	char function[64];
+	char message[256];
+} c_logs[C_MAX_LOGS];
+static int c_nlogs;
+
+static inline void
+c_log(enum rpma_log_level level, const char *file_name, const int line_no,
+		const char *function_name, const char *message_format, ...)
+{
+	va_list ap;
+
+	(void) file_name;
+	(void) line_no;
+	if (c_nlogs < C_MAX_LOGS) {
+		c_logs[c_nlogs].level = level;
+		snprintf(c_logs[c_nlogs].function, sizeof(c_logs[c_nlogs].function), "%s",
+				function_name ? function_name : "(null)");
+		va_start(ap, message_format);
+		vsnprintf(c_logs[c_nlogs].message, sizeof(c_logs[c_nlogs].message),
+				message_format, ap);
+		va_end(ap);
+	}
+	c_nlogs++;
+}
+
+/*
+ * parent only: exactly one message was logged since c_nlogs was reset, at
+ * level, by function, starting with prefix (the whole message when
+ * whole is set)
+ */
+static inline void
+c_expect_log(int level, const char *function, const char *prefix, int whole)
+{
+	EXPECT_INT(c_nlogs, 1);
+	EXPECT_INT(c_logs[0].level, level);
+	EXPECT_STR(c_logs[0].function, function);
+	if (whole)
+		EXPECT_STR(c_logs[0].message, prefix);
+	else
+		EXPECT_TRUE(strncmp(c_logs[0].message, prefix, strlen(prefix)) == 0);
+}
+
+/* 1 when fd is an open file descriptor of this process */
+static inline int
+c_fd_open(int fd)
+{
+	return fd >= 0 && fcntl(fd, F_GETFD) != -1;
+}
+
+/* 1 when the len bytes at p are all zero */
+static inline int
+c_all_zero(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (b[i] != 0)
+			return 0;
+	return 1;
+}
+
+#endif /* CONN_H */

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rpma_conn_apply_remote_peer_cfg.c -- mirrors
+ * rpma_conn_apply_remote_peer_cfg(3): INVAL for a NULL conn or pcfg; 0
+ * otherwise; the effect, seen through rpma_flush(3) with
+ * RPMA_FLUSH_TYPE_PERSISTENT: refused by the connection (NOSUPP and the
+ * connection's message) until a configuration declaring direct write to
+ * PMem is applied, accepted afterwards (also once that configuration is
+ * deleted: the value is copied), refused again after a configuration
+ * without it is applied; RPMA_FLUSH_TYPE_VISIBILITY is never affected.
+ * The server's memory region comes as a descriptor in its private data.
+ */
+#include "conn.h"
+
+/*
+ * rpma_flush(3) comes with the data path: until the library under test
+ * exports it, the checks that go through it are left out (CMake defines
+ * RPMA_LACKS_rpma_flush), and they come back by themselves afterwards.
+ */
+#ifdef RPMA_LACKS_rpma_flush
+#define FLUSH_CHECK(...) ((void)0)
+#else
+#define FLUSH_CHECK(...) __VA_ARGS__
+#endif
+
+#define BUF_SIZE 4096
+#define USAGE (RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT | \
+		RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)
+
+#define MSG_CONN "Connection does not support flush to persistency. " \
+	"Check if the remote node supports direct write to persistent memory.\n"
+#define MSG_MR "The remote memory region does not support flushing to persistency\n"
+
+static int
+server(void *arg)
+{
+	struct rpma_peer *peer = t_peer();
+	struct rpma_ep *ep = c_listen(peer);
+	struct rpma_mr_local *mr = NULL;
+	struct rpma_conn *conn;
+	char desc[32];
+	struct rpma_conn_private_data pd = {desc, 0};
+	size_t desc_size = 0;
+	void *buf = NULL;
+
+	(void) arg;
+	if (ep == NULL)
+		return 1;
+	S_CHECK(posix_memalign(&buf, 4096, BUF_SIZE) == 0);
+	memset(buf, 0, BUF_SIZE);
+	S_CHECK(rpma_mr_reg(peer, buf, BUF_SIZE, USAGE, &mr) == 0);
+	S_CHECK(rpma_mr_get_descriptor_size(mr, &desc_size) == 0);
+	S_CHECK(desc_size <= sizeof(desc));
+	S_CHECK(rpma_mr_get_descriptor(mr, desc) == 0);
+	pd.len = (uint8_t)desc_size;
+
+	conn = c_accept(ep, NULL, &pd);
+	/* the region must stay registered until the client is done */
+	S_CHECK(c_closed(&conn));
+	S_CHECK(rpma_mr_dereg(&mr) == 0);
+	free(buf);
+	S_CHECK(c_server_end(&ep, &peer));
+	return c_server_status();
+}
+
+#ifndef RPMA_LACKS_rpma_flush
+/* rpma_flush(PERSISTENT) through conn; checks the message of a refusal */
+static int
+flush_persistent(struct rpma_conn *conn, struct rpma_mr_remote *dst, const char *message)
+{
+	int ret;
+
+	c_nlogs = 0;
+	ret = rpma_flush(conn, dst, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT,
+			RPMA_F_COMPLETION_ON_ERROR, NULL);
+	if (message != NULL) {
+		c_expect_log(RPMA_LOG_LEVEL_ERROR, "rpma_flush", message, 1);
+	} else {
+		EXPECT_INT(c_nlogs, 0);
+	}
+	return ret;
+}
+#endif
+
+int
+main(void)
+{
+	struct rpma_peer *peer;
+	struct rpma_conn *conn;
+	struct rpma_peer_cfg *yes = NULL, *no = NULL;
+	struct rpma_mr_remote *dst = NULL, *no_persist = NULL;
+	struct rpma_conn_private_data pd = {NULL, 0};
+	/* a region that allows reading only: address 0, 8 bytes, rkey 0 */
+	const unsigned char read_only_desc[21] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		RPMA_MR_USAGE_READ_SRC};
+
+	t_begin();
+	(void) t_port();
+	c_report_open();
+
+	EXPECT_INT(rpma_peer_cfg_new(&yes), 0);
+	EXPECT_INT(rpma_peer_cfg_set_direct_write_to_pmem(yes, true), 0);
+	EXPECT_INT(rpma_peer_cfg_new(&no), 0);
+
+	/* ERRORS: RPMA_E_INVAL for a NULL conn */
+	EXPECT_INT(rpma_conn_apply_remote_peer_cfg(NULL, yes), RPMA_E_INVAL);
+	EXPECT_INT(rpma_conn_apply_remote_peer_cfg(NULL, NULL), RPMA_E_INVAL);
+
+	t_server_start(server, NULL);
+	peer = t_peer();
+	EXPECT_INT(rpma_log_set_function(c_log), 0);
+
+	conn = c_connect(peer, NULL, NULL);
+	EXPECT_TRUE(conn != NULL);
+	EXPECT_INT(rpma_conn_get_private_data(conn, &pd), 0);
+	EXPECT_INT(rpma_mr_remote_from_descriptor(pd.ptr, pd.len, &dst), 0);
+	EXPECT_INT(rpma_mr_remote_from_descriptor(read_only_desc, sizeof(read_only_desc),
+			&no_persist), 0);
+
+	/* ERRORS: RPMA_E_INVAL for a NULL pcfg */
+	EXPECT_INT(rpma_conn_apply_remote_peer_cfg(conn, NULL), RPMA_E_INVAL);
+	/* ... which changed nothing */
+	FLUSH_CHECK(EXPECT_INT(flush_persistent(conn, dst, MSG_CONN), RPMA_E_NOSUPP));
+
+	t_note("a new connection: no direct write to PMem");
+	FLUSH_CHECK(EXPECT_INT(flush_persistent(conn, dst, MSG_CONN), RPMA_E_NOSUPP));
+	c_nlogs = 0;
+	FLUSH_CHECK(EXPECT_INT(rpma_flush(conn, dst, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
+			RPMA_F_COMPLETION_ON_ERROR, NULL), 0));
+	EXPECT_INT(c_nlogs, 0);
+
+	t_note("a configuration without direct write to PMem");
+	EXPECT_INT(rpma_conn_apply_remote_peer_cfg(conn, no), 0);
+	FLUSH_CHECK(EXPECT_INT(flush_persistent(conn, dst, MSG_CONN), RPMA_E_NOSUPP));
+
+	t_note("a configuration with direct write to PMem, then deleted");
+	/* RETURN VALUE: 0 */
+	EXPECT_INT(rpma_conn_apply_remote_peer_cfg(conn, yes), 0);
+	EXPECT_INT(rpma_peer_cfg_delete(&yes), 0);
+	FLUSH_CHECK(EXPECT_INT(flush_persistent(conn, dst, NULL), 0));
+	/* now the connection allows it and only the region can refuse */
+	FLUSH_CHECK(EXPECT_INT(flush_persistent(conn, no_persist, MSG_MR), RPMA_E_NOSUPP));
+
+	t_note("back to no direct write to PMem");
+	EXPECT_INT(rpma_conn_apply_remote_peer_cfg(conn, no), 0);
+	FLUSH_CHECK(EXPECT_INT(flush_persistent(conn, dst, MSG_CONN), RPMA_E_NOSUPP));
+	c_nlogs = 0;
+	FLUSH_CHECK(EXPECT_INT(rpma_flush(conn, dst, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
+			RPMA_F_COMPLETION_ON_ERROR, NULL), 0));
+	EXPECT_INT(c_nlogs, 0);
+
+	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
+	EXPECT_TRUE(c_close(&conn));
+	EXPECT_INT(rpma_peer_cfg_delete(&no), 0);
+	EXPECT_INT(rpma_mr_remote_delete(&dst), 0);
+	EXPECT_INT(rpma_mr_remote_delete(&no_persist), 0);
+
+	EXPECT_INT(t_server_join(), 0);
+	EXPECT_INT(rpma_peer_delete(&peer), 0);
+	return t_end();
+}
