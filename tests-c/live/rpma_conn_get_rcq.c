@@ -14,20 +14,22 @@ static char sentinel;
 #define CQ_SENTINEL ((struct rpma_cq *)&sentinel)
 
 /* the rounds, in order; the server accepts each with its own configuration */
-enum { R_DEFAULT, R_RCQ_0, R_RCQ, R_RCQ_SHARED, R_SRQ_RCQ, R_SRQ_NO_RCQ, R_SERVER_RCQ, R_N };
+enum {
+	R_DEFAULT, R_RCQ_0, R_RCQ, R_RCQ_SHARED,
+#ifndef RPMA_LACKS_rpma_srq_new
+	R_SRQ_RCQ, R_SRQ_NO_RCQ,
+#endif
+	R_SERVER_RCQ, R_N
+};
 
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
 	struct rpma_conn_cfg *cfg = NULL;
 	struct rpma_conn *conn;
 	struct rpma_cq *rcq;
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
+	(void) peer;
 	S_CHECK(rpma_conn_cfg_new(&cfg) == 0);
 	S_CHECK(rpma_conn_cfg_set_rcq_size(cfg, 3) == 0);
 	for (int r = 0; r < R_N; r++) {
@@ -38,8 +40,6 @@ server(void *arg)
 		S_CHECK(c_closed(&conn));
 	}
 	S_CHECK(rpma_conn_cfg_delete(&cfg) == 0);
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
 }
 
 /* the server's view of the round: rpma_conn_get_rcq() and the CQ it gave */
@@ -78,21 +78,16 @@ main(void)
 	struct rpma_peer *peer;
 	struct rpma_conn *conn;
 	struct rpma_conn_cfg *cfg = NULL;
-	struct rpma_srq_cfg *srq_cfg = NULL;
-	struct rpma_srq *srq = NULL;
-	struct rpma_cq *rcq = CQ_SENTINEL, *srq_rcq = NULL;
+	struct rpma_cq *rcq = CQ_SENTINEL;
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
 
 	/* ERRORS: RPMA_E_INVAL for a NULL conn, *rcq_ptr untouched */
 	EXPECT_INT(rpma_conn_get_rcq(NULL, &rcq), RPMA_E_INVAL);
 	EXPECT_TRUE(rcq == CQ_SENTINEL);
 	EXPECT_INT(rpma_conn_get_rcq(NULL, NULL), RPMA_E_INVAL);
 
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 
 	t_note("no configuration: no receive CQ");
 	conn = c_request(peer, NULL, NULL);
@@ -118,30 +113,44 @@ main(void)
 	round_with(peer, cfg, 1);
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, false), 0);
 
-	t_note("an SRQ with a receive CQ of its own, rcq_size 5: none for the connection");
-	EXPECT_INT(rpma_srq_cfg_new(&srq_cfg), 0);
-	EXPECT_INT(rpma_srq_cfg_set_rcq_size(srq_cfg, 5), 0);
-	EXPECT_INT(rpma_srq_new(peer, srq_cfg, &srq), 0);
-	EXPECT_INT(rpma_srq_get_rcq(srq, &srq_rcq), 0);
-	EXPECT_TRUE(srq_rcq != NULL);
-	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, srq), 0);
-	round_with(peer, cfg, 0);
-	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
-	EXPECT_INT(rpma_srq_delete(&srq), 0);
+	/*
+	 * The SRQ cases need rpma_srq_new(3), which comes with the data path:
+	 * CMake defines RPMA_LACKS_rpma_srq_new until the library exports it.
+	 */
+#ifndef RPMA_LACKS_rpma_srq_new
+	{
+	struct rpma_srq_cfg *srq_cfg = NULL;
+	struct rpma_srq *srq = NULL;
+	struct rpma_cq *srq_rcq = NULL;
 
-	t_note("an SRQ without a receive CQ, rcq_size 5: the connection's own");
-	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
-	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 5), 0);
-	EXPECT_INT(rpma_srq_cfg_set_rcq_size(srq_cfg, 0), 0);
-	EXPECT_INT(rpma_srq_new(peer, srq_cfg, &srq), 0);
-	srq_rcq = CQ_SENTINEL;
-	EXPECT_INT(rpma_srq_get_rcq(srq, &srq_rcq), 0);
-	EXPECT_TRUE(srq_rcq == NULL);
-	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, srq), 0);
-	round_with(peer, cfg, 1);
+		t_note("an SRQ with a receive CQ of its own, rcq_size 5: none for the connection");
+		EXPECT_INT(rpma_srq_cfg_new(&srq_cfg), 0);
+		EXPECT_INT(rpma_srq_cfg_set_rcq_size(srq_cfg, 5), 0);
+		EXPECT_INT(rpma_srq_new(peer, srq_cfg, &srq), 0);
+		EXPECT_INT(rpma_srq_get_rcq(srq, &srq_rcq), 0);
+		EXPECT_TRUE(srq_rcq != NULL);
+		EXPECT_INT(rpma_conn_cfg_set_srq(cfg, srq), 0);
+		round_with(peer, cfg, 0);
+		EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
+		EXPECT_INT(rpma_srq_delete(&srq), 0);
+
+		t_note("an SRQ without a receive CQ, rcq_size 5: the connection's own");
+		EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
+		EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 5), 0);
+		EXPECT_INT(rpma_srq_cfg_set_rcq_size(srq_cfg, 0), 0);
+		EXPECT_INT(rpma_srq_new(peer, srq_cfg, &srq), 0);
+		srq_rcq = CQ_SENTINEL;
+		EXPECT_INT(rpma_srq_get_rcq(srq, &srq_rcq), 0);
+		EXPECT_TRUE(srq_rcq == NULL);
+		EXPECT_INT(rpma_conn_cfg_set_srq(cfg, srq), 0);
+		round_with(peer, cfg, 1);
+		EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
+		EXPECT_INT(rpma_srq_delete(&srq), 0);
+		EXPECT_INT(rpma_srq_cfg_delete(&srq_cfg), 0);
+	}
+#else
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
-	EXPECT_INT(rpma_srq_delete(&srq), 0);
-	EXPECT_INT(rpma_srq_cfg_delete(&srq_cfg), 0);
+#endif
 
 	t_note("the server with rcq_size 3");
 	conn = c_connect(peer, NULL, NULL);
@@ -149,7 +158,5 @@ main(void)
 	expect_server(1);
 	EXPECT_TRUE(c_close(&conn));
 
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }
