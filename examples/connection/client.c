@@ -12,7 +12,6 @@
  * error or mismatch.
  */
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "common.h"
 
@@ -109,17 +108,9 @@ check_welcome(const struct rpma_conn *conn)
 	failed = 0;
 
 out_cfg:
-	ret = rpma_peer_cfg_delete(&server_cfg);
-	if (ret) {
-		report(WHO, "rpma_peer_cfg_delete", ret);
-		failed = 1;
-	}
+	teardown_step(WHO, "rpma_peer_cfg_delete", rpma_peer_cfg_delete(&server_cfg), &failed);
 out_mr:
-	ret = rpma_mr_remote_delete(&server_mr);
-	if (ret) {
-		report(WHO, "rpma_mr_remote_delete", ret);
-		failed = 1;
-	}
+	teardown_step(WHO, "rpma_mr_remote_delete", rpma_mr_remote_delete(&server_mr), &failed);
 	return failed;
 }
 
@@ -134,7 +125,6 @@ talk(struct rpma_peer *peer, const char *addr, const char *port, const struct co
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 	struct rpma_conn_private_data pdata;
-	enum rpma_conn_event event = RPMA_CONN_UNDEFINED;
 	int failed = 1;
 	int ret;
 
@@ -165,17 +155,9 @@ talk(struct rpma_peer *peer, const char *addr, const char *port, const struct co
 	}
 	printf(WHO ": connecting to %s:%s with HELLO\n", addr, port);
 
-	ret = rpma_conn_next_event(conn, &event);
-	if (ret) {
-		report(WHO, "rpma_conn_next_event", ret);
+	/* REJECTED instead means the server did not like our HELLO */
+	if (expect_event(WHO, conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED"))
 		goto out_conn_delete;
-	}
-	if (event != RPMA_CONN_ESTABLISHED) {
-		/* REJECTED here means the server did not like our HELLO */
-		fprintf(stderr, WHO ": expected ESTABLISHED, got %s\n",
-				rpma_utils_conn_event_2str(event));
-		goto out_conn_delete;
-	}
 	printf(WHO ": connection established\n");
 
 	/* even a bad WELCOME is answered by hanging up, so the server ends too */
@@ -187,44 +169,27 @@ talk(struct rpma_peer *peer, const char *addr, const char *port, const struct co
 		failed = 1;
 		goto out_conn_delete;
 	}
-	ret = rpma_conn_next_event(conn, &event);
-	if (ret) {
-		report(WHO, "rpma_conn_next_event", ret);
+	if (expect_event(WHO, conn, RPMA_CONN_CLOSED, "CLOSED"))
 		failed = 1;
-	} else if (event != RPMA_CONN_CLOSED) {
-		fprintf(stderr, WHO ": expected CLOSED, got %s\n",
-				rpma_utils_conn_event_2str(event));
-		failed = 1;
-	} else {
+	else
 		printf(WHO ": connection closed\n");
-	}
 
 out_conn_delete:
-	ret = rpma_conn_delete(&conn);
-	if (ret) {
-		report(WHO, "rpma_conn_delete", ret);
-		failed = 1;
-	}
+	teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&conn), &failed);
 out_cfg:
 	/* the request took a copy of the configuration, it may go any time */
-	ret = rpma_conn_cfg_delete(&cfg);
-	if (ret) {
-		report(WHO, "rpma_conn_cfg_delete", ret);
-		failed = 1;
-	}
+	teardown_step(WHO, "rpma_conn_cfg_delete", rpma_conn_cfg_delete(&cfg), &failed);
 	return failed;
 }
 
 int
 main(int argc, char *argv[])
 {
-	struct ibv_context *ibv_ctx = NULL;
 	struct rpma_peer *peer = NULL;
 	struct rpma_mr_local *mr = NULL;
 	struct conn_msg hello;
 	const char *addr, *port, *what;
 	void *buf = NULL;
-	long page;
 	int failed = 1;
 	int ret;
 
@@ -237,23 +202,14 @@ main(int argc, char *argv[])
 	/* keep stdout and stderr in order when both go to one file */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv_ctx);
-	if (ret) {
-		report(WHO, "rpma_utils_get_ibv_context", ret);
+	/* addr is the server's: the device is the one that reaches it */
+	if (open_peer(WHO, addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &peer))
 		return 1;
-	}
-	ret = rpma_peer_new(ibv_ctx, &peer);
-	if (ret) {
-		report(WHO, "rpma_peer_new", ret);
-		return 1;
-	}
 
 	/* the region the HELLO describes; the server only checks its size */
-	page = sysconf(_SC_PAGESIZE);
-	if (page <= 0 || posix_memalign(&buf, (size_t)page, CLIENT_BUF_SIZE)) {
-		fprintf(stderr, WHO ": cannot allocate the buffer\n");
+	buf = page_alloc(WHO, CLIENT_BUF_SIZE);
+	if (buf == NULL)
 		goto out_peer_delete;
-	}
 	memset(buf, 0, CLIENT_BUF_SIZE);
 	ret = rpma_mr_reg(peer, buf, CLIENT_BUF_SIZE, CLIENT_USAGE, &mr);
 	if (ret) {
@@ -269,19 +225,11 @@ main(int argc, char *argv[])
 	failed = talk(peer, addr, port, &hello);
 
 out_mr_dereg:
-	ret = rpma_mr_dereg(&mr);
-	if (ret) {
-		report(WHO, "rpma_mr_dereg", ret);
-		failed = 1;
-	}
+	teardown_step(WHO, "rpma_mr_dereg", rpma_mr_dereg(&mr), &failed);
 out_free:
 	free(buf);
 out_peer_delete:
-	ret = rpma_peer_delete(&peer);
-	if (ret) {
-		report(WHO, "rpma_peer_delete", ret);
-		failed = 1;
-	}
+	teardown_step(WHO, "rpma_peer_delete", rpma_peer_delete(&peer), &failed);
 	if (!failed)
 		printf(WHO ": done\n");
 	return failed;

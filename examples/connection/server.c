@@ -15,7 +15,6 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common.h"
 
@@ -134,7 +133,6 @@ serve(struct rpma_conn_req *req, const struct conn_msg *welcome)
 {
 	struct rpma_conn_private_data pdata;
 	struct rpma_conn *conn = NULL;
-	enum rpma_conn_event event = RPMA_CONN_UNDEFINED;
 	int failed = 1;
 	int ret;
 
@@ -157,52 +155,27 @@ serve(struct rpma_conn_req *req, const struct conn_msg *welcome)
 		return 1;
 	}
 
-	ret = rpma_conn_next_event(conn, &event);
-	if (ret) {
-		report(WHO, "rpma_conn_next_event", ret);
+	if (expect_event(WHO, conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED"))
 		goto err_conn_delete;
-	}
-	if (event != RPMA_CONN_ESTABLISHED) {
-		fprintf(stderr, WHO ": expected ESTABLISHED, got %s\n",
-				rpma_utils_conn_event_2str(event));
-		goto err_conn_delete;
-	}
 	printf(WHO ": connection established, WELCOME sent\n");
 
 	/* the client has all it needs now; it is the one who hangs up */
-	ret = rpma_conn_next_event(conn, &event);
-	if (ret) {
-		report(WHO, "rpma_conn_next_event", ret);
+	if (expect_event(WHO, conn, RPMA_CONN_CLOSED, "CLOSED"))
 		goto err_disconnect;
-	}
-	if (event != RPMA_CONN_CLOSED) {
-		fprintf(stderr, WHO ": expected CLOSED, got %s\n",
-				rpma_utils_conn_event_2str(event));
-		goto err_disconnect;
-	}
 	printf(WHO ": the client closed the connection\n");
 	failed = 0;
 
 err_disconnect:
 	/* completes the disconnection on this side, also after CLOSED */
-	ret = rpma_conn_disconnect(conn);
-	if (ret) {
-		report(WHO, "rpma_conn_disconnect", ret);
-		failed = 1;
-	}
+	teardown_step(WHO, "rpma_conn_disconnect", rpma_conn_disconnect(conn), &failed);
 err_conn_delete:
-	ret = rpma_conn_delete(&conn);
-	if (ret) {
-		report(WHO, "rpma_conn_delete", ret);
-		failed = 1;
-	}
+	teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&conn), &failed);
 	return failed;
 }
 
 int
 main(int argc, char *argv[])
 {
-	struct ibv_context *ibv_ctx = NULL;
 	struct rpma_peer *peer = NULL;
 	struct rpma_peer_cfg *pcfg = NULL;
 	struct rpma_mr_local *mr = NULL;
@@ -211,7 +184,6 @@ main(int argc, char *argv[])
 	struct conn_msg welcome;
 	const char *addr, *port, *what;
 	uint8_t *buf = NULL;
-	long page;
 	int failed = 1;
 	int ret;
 	size_t i;
@@ -225,23 +197,13 @@ main(int argc, char *argv[])
 	/* line by line even into a file: a script waits for "listening" */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_LOCAL, &ibv_ctx);
-	if (ret) {
-		report(WHO, "rpma_utils_get_ibv_context", ret);
+	/* addr is this host's own: the device is the one that has it */
+	if (open_peer(WHO, addr, RPMA_UTIL_IBV_CONTEXT_LOCAL, &peer))
 		return 1;
-	}
-	ret = rpma_peer_new(ibv_ctx, &peer);
-	if (ret) {
-		report(WHO, "rpma_peer_new", ret);
-		return 1;
-	}
 
-	/* page aligned, as memory meant for remote access usually is */
-	page = sysconf(_SC_PAGESIZE);
-	if (page <= 0 || posix_memalign((void **)&buf, (size_t)page, SERVER_BUF_SIZE)) {
-		fprintf(stderr, WHO ": cannot allocate the buffer\n");
+	buf = page_alloc(WHO, SERVER_BUF_SIZE);
+	if (buf == NULL)
 		goto err_peer_delete;
-	}
 	for (i = 0; i < SERVER_BUF_SIZE; i++)
 		buf[i] = PATTERN_BYTE(i);
 
@@ -303,31 +265,15 @@ main(int argc, char *argv[])
 
 	/* tear down in reverse; any failure here still fails the run */
 err_ep_shutdown:
-	ret = rpma_ep_shutdown(&ep);
-	if (ret) {
-		report(WHO, "rpma_ep_shutdown", ret);
-		failed = 1;
-	}
+	teardown_step(WHO, "rpma_ep_shutdown", rpma_ep_shutdown(&ep), &failed);
 err_pcfg_delete:
-	ret = rpma_peer_cfg_delete(&pcfg);
-	if (ret) {
-		report(WHO, "rpma_peer_cfg_delete", ret);
-		failed = 1;
-	}
+	teardown_step(WHO, "rpma_peer_cfg_delete", rpma_peer_cfg_delete(&pcfg), &failed);
 err_mr_dereg:
-	ret = rpma_mr_dereg(&mr);
-	if (ret) {
-		report(WHO, "rpma_mr_dereg", ret);
-		failed = 1;
-	}
+	teardown_step(WHO, "rpma_mr_dereg", rpma_mr_dereg(&mr), &failed);
 err_free:
 	free(buf);
 err_peer_delete:
-	ret = rpma_peer_delete(&peer);
-	if (ret) {
-		report(WHO, "rpma_peer_delete", ret);
-		failed = 1;
-	}
+	teardown_step(WHO, "rpma_peer_delete", rpma_peer_delete(&peer), &failed);
 	if (!failed)
 		printf(WHO ": done\n");
 	return failed;

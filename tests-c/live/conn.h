@@ -10,7 +10,9 @@
  * and it hands values the parent should print over a report pipe
  * (c_put() in the server, c_get() in the parent). c_report_open() and
  * t_port() must be called before t_server_start(), so both processes share
- * the pipe and the port.
+ * the pipe and the port: c_start() does all three, c_start_serving() with
+ * the usual server frame around a body of the test's own, and c_end()
+ * collects the server at the end.
  *
  * Nothing here touches the RDMA stack before the fork: the parent must not
  * open the device before t_server_start() either.
@@ -105,6 +107,9 @@ c_get(void)
 
 /* ---- events ---- */
 
+/* an event no call returns: "*event untouched" */
+#define EV_SENTINEL ((enum rpma_conn_event)42)
+
 /* what c_next_event() returns when no event came within the timeout */
 #define C_TIMEOUT 1
 
@@ -167,11 +172,12 @@ c_listen(struct rpma_peer *peer)
 }
 
 /*
- * server: takes the next connection request (cfg may be NULL), accepts it
- * with pdata (may be NULL) and waits for ESTABLISHED; NULL on failure
+ * server: takes the next connection request (cfg may be NULL) and accepts
+ * it with pdata (may be NULL), without waiting for ESTABLISHED; NULL on
+ * failure
  */
 static inline struct rpma_conn *
-c_accept(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
+c_take(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
 		const struct rpma_conn_private_data *pdata)
 {
 	struct rpma_conn_req *req = NULL;
@@ -180,6 +186,18 @@ c_accept(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
 	if (!S_CHECK(rpma_ep_next_conn_req(ep, cfg, &req) == 0))
 		return NULL;
 	if (!S_CHECK(rpma_conn_req_connect(&req, pdata, &conn) == 0))
+		return NULL;
+	return conn;
+}
+
+/* server: c_take() and ESTABLISHED; NULL on failure */
+static inline struct rpma_conn *
+c_accept(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata)
+{
+	struct rpma_conn *conn = c_take(ep, cfg, pdata);
+
+	if (conn == NULL)
 		return NULL;
 	if (!S_CHECK(c_event_is(conn, RPMA_CONN_ESTABLISHED))) {
 		(void) rpma_conn_delete(&conn);
@@ -255,6 +273,142 @@ c_server_end(struct rpma_ep **ep, struct rpma_peer **peer)
 
 	ok = rpma_peer_delete(peer) == 0 && ok;
 	return ok;
+}
+
+/*
+ * server: a zeroed, page-aligned buffer of size bytes (*buf, for free())
+ * registered with usage; the region, or NULL when a step failed
+ */
+static inline struct rpma_mr_local *
+c_reg_buf(struct rpma_peer *peer, size_t size, int usage, void **buf)
+{
+	struct rpma_mr_local *mr = NULL;
+
+	S_CHECK(posix_memalign(buf, 4096, size) == 0);
+	memset(*buf, 0, size);
+	S_CHECK(rpma_mr_reg(peer, *buf, size, usage, &mr) == 0);
+	return mr;
+}
+
+/* server: the end of c_reg_buf(): deregisters the region, frees buf */
+static inline void
+c_dereg_buf(struct rpma_mr_local **mr, void *buf)
+{
+	S_CHECK(rpma_mr_dereg(mr) == 0);
+	free(buf);
+}
+
+/* server: takes the next request and deletes it, which rejects the client */
+static inline void
+c_reject(struct rpma_ep *ep)
+{
+	struct rpma_conn_req *req = NULL;
+
+	S_CHECK(rpma_ep_next_conn_req(ep, NULL, &req) == 0);
+	S_CHECK(rpma_conn_req_delete(&req) == 0);
+}
+
+/* ---- the two processes of a test ---- */
+
+/*
+ * parent: fixes t_port(), opens the report pipe, starts server() in a
+ * child and returns a peer of the parent's own
+ */
+static inline struct rpma_peer *
+c_start(int (*server)(void *arg))
+{
+	(void) t_port();
+	c_report_open();
+	t_server_start(server, NULL);
+	return t_peer();
+}
+
+/* the body of the usual server, see c_start_serving() */
+static void (*c_body)(struct rpma_peer *peer, struct rpma_ep *ep);
+
+static inline int
+c_serve(void *arg)
+{
+	struct rpma_peer *peer = t_peer();
+	struct rpma_ep *ep = c_listen(peer);
+
+	(void) arg;
+	if (ep == NULL)
+		return 1;
+	c_body(peer, ep);
+	S_CHECK(c_server_end(&ep, &peer));
+	return c_server_status();
+}
+
+/*
+ * parent: c_start() with the usual server: a peer, c_listen(), body(peer,
+ * ep), c_server_end(); its exit status is c_server_status(), or 1 when it
+ * could not listen
+ */
+static inline struct rpma_peer *
+c_start_serving(void (*body)(struct rpma_peer *peer, struct rpma_ep *ep))
+{
+	c_body = body;
+	return c_start(c_serve);
+}
+
+/* parent: the end of a test: the server's exit status, the peer, t_end() */
+static inline int
+c_end(struct rpma_peer *peer)
+{
+	EXPECT_INT(t_server_join(), 0);
+	EXPECT_INT(rpma_peer_delete(&peer), 0);
+	return t_end();
+}
+
+/* ---- events, as observations ---- */
+
+/* parent: the next event of conn comes within C_WAIT_MS and is want */
+static inline void
+c_expect_event(struct rpma_conn *conn, enum rpma_conn_event want)
+{
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+
+	EXPECT_INT(c_next_event(conn, C_WAIT_MS, &ev), 0);
+	EXPECT_INT(ev, want);
+}
+
+/* server: reports c_next_event() (within C_WAIT_MS) and the event it gave */
+static inline void
+c_put_event(struct rpma_conn *conn)
+{
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+
+	c_put(c_next_event(conn, C_WAIT_MS, &ev));
+	c_put(ev);
+}
+
+/* parent: what the server's c_put_event() reported is want */
+static inline void
+c_expect_server_event(enum rpma_conn_event want)
+{
+	EXPECT_INT(SERVER(next event), 0);
+	EXPECT_INT(SERVER(the event), want);
+}
+
+/* server: deletes conn, shuts ep down, deletes peer; reports each step */
+static inline void
+c_put_teardown(struct rpma_conn **conn, struct rpma_ep **ep, struct rpma_peer **peer)
+{
+	c_put(rpma_conn_delete(conn));
+	c_put(*conn == NULL);
+	c_put(rpma_ep_shutdown(ep));
+	c_put(rpma_peer_delete(peer));
+}
+
+/* parent: each step of the server's c_put_teardown() went well */
+static inline void
+c_expect_server_teardown(void)
+{
+	EXPECT_INT(SERVER(rpma_conn_delete), 0);
+	EXPECT_INT(SERVER(conn NULL), 1);
+	EXPECT_INT(SERVER(rpma_ep_shutdown), 0);
+	EXPECT_INT(SERVER(rpma_peer_delete), 0);
 }
 
 /* ---- what the library logs (install with rpma_log_set_function(c_log)) ---- */

@@ -10,6 +10,10 @@
  *   report pipe: the server sends tagged values with er_put(), the parent
  *   reads them in the same order with er_get() and prints them with the
  *   EXPECT_* macros, so the observations of both sides are on stdout.
+ * - er_listen(), er_server_end(): a server's first and last steps;
+ *   er_put_conn_life() and er_expect_conn_up()/er_expect_conn_down(): an
+ *   accepted connection's events as the server reports them and as the
+ *   parent checks them; er_connect(): a client of the current server.
  * - er_next_event(): rpma_conn_next_event() that never blocks longer than
  *   the given time.
  * - er_readable(): whether a file descriptor becomes readable in time.
@@ -249,6 +253,163 @@ er_get(const char *tag)
 
 /* SRV(tag): the server's next value, named in the observation line */
 #define SRV(tag) er_get(tag)
+
+/* --- the steps most servers and their parents share -------------------- */
+
+/* server: listens on t_ip():er_port() and tells the parent; 0, or -1 */
+ER_UNUSED static int
+er_listen(struct rpma_peer *peer, struct rpma_ep **ep)
+{
+	if (rpma_ep_listen(peer, t_ip(), er_port(), ep))
+		return -1;
+	t_server_ready();
+	return 0;
+}
+
+/*
+ * server: shuts the endpoint down (reported as "ep_shutdown") and deletes
+ * the peer; the server's exit status: 0, or status when the peer could not
+ * be deleted
+ */
+ER_UNUSED static int
+er_server_end(struct rpma_ep **ep, struct rpma_peer **peer, int status)
+{
+	er_put("ep_shutdown", rpma_ep_shutdown(ep));
+	return rpma_peer_delete(peer) ? status : 0;
+}
+
+/*
+ * server: an accepted connection until the client has closed it: both
+ * events (ESTABLISHED, then CLOSED), this side's disconnect and delete
+ */
+ER_UNUSED static void
+er_put_conn_life(struct rpma_conn **conn)
+{
+	er_put("event", er_next_event(*conn, ER_WAIT_MS));
+	er_put("event", er_next_event(*conn, ER_WAIT_MS));
+	er_put("disconnect", rpma_conn_disconnect(*conn));
+	er_put("conn_delete", rpma_conn_delete(conn));
+}
+
+/*
+ * server: takes the next request and accepts it without private data,
+ * reporting both steps ("next_conn_req", "connect"); the connection, or
+ * NULL
+ */
+ER_UNUSED static struct rpma_conn *
+er_accept(struct rpma_ep *ep)
+{
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn *conn = NULL;
+
+	er_put("next_conn_req", rpma_ep_next_conn_req(ep, NULL, &req));
+	er_put("connect", rpma_conn_req_connect(&req, NULL, &conn));
+	return conn;
+}
+
+/* parent: ESTABLISHED on conn, then on the server's side */
+ER_UNUSED static void
+er_expect_conn_up(struct rpma_conn *conn)
+{
+	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_ESTABLISHED");
+	EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_ESTABLISHED");
+}
+
+/*
+ * parent: disconnects conn; CLOSED on both sides, and the server's
+ * disconnect and delete (the rest of er_put_conn_life())
+ */
+ER_UNUSED static void
+er_expect_conn_down(struct rpma_conn *conn)
+{
+	EXPECT_INT(rpma_conn_disconnect(conn), 0);
+	EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_CLOSED");
+	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_CLOSED");
+	EXPECT_INT(SRV("disconnect"), 0);
+	EXPECT_INT(SRV("conn_delete"), 0);
+}
+
+/* parent: a client of the current server, without private data */
+ER_UNUSED static struct rpma_conn *
+er_connect(struct rpma_peer *peer)
+{
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn *conn = NULL;
+
+	EXPECT_INT(rpma_conn_req_new(peer, t_ip(), er_port(), NULL, &req), 0);
+	EXPECT_INT(rpma_conn_req_connect(&req, NULL, &conn), 0);
+	return conn;
+}
+
+/*
+ * parent: what is left of a client's connection once it has been
+ * rejected: no private data, no further event, not even after
+ * rpma_conn_disconnect(3); then deletes it (*conn_ptr NULL)
+ */
+ER_UNUSED static void
+er_expect_after_reject(struct rpma_conn **conn_ptr)
+{
+	struct rpma_conn *conn = *conn_ptr;
+	struct rpma_conn_private_data pd = {ER_SENTINEL_PTR, 9};
+
+	EXPECT_INT(rpma_conn_get_private_data(conn, &pd), 0);
+	EXPECT_TRUE(pd.ptr == NULL);
+	EXPECT_INT(pd.len, 0);
+	EXPECT_STR(er_ev(er_next_event(conn, 300)), "no event in time");
+	EXPECT_INT(rpma_conn_disconnect(conn), 0);
+	EXPECT_STR(er_ev(er_next_event(conn, 300)), "no event in time");
+	EXPECT_INT(rpma_conn_delete(&conn), 0);
+	EXPECT_TRUE(conn == NULL);
+	*conn_ptr = conn;
+}
+
+/* --- receives posted on an incoming request ----------------------------- */
+
+/* op_context values of posted receives (they come back as wr_id) */
+#define CTX_A ((const void *)(uintptr_t)0x77)
+#define CTX_B ((const void *)(uintptr_t)0x78)
+
+/* what the servers of the receive tests register for receiving */
+static char er_recv_buf[64] ER_UNUSED;
+
+/*
+ * server of the receive tests: listens on er_port(), registers
+ * er_recv_buf for receiving, tells the parent and takes the first request
+ * (reported as "next_conn_req"). 0, or the exit status for the step that
+ * failed: 10 listening or registering, 11 taking the request.
+ */
+ER_UNUSED static int
+er_recv_server_begin(struct rpma_peer *peer, struct rpma_ep **ep,
+		struct rpma_mr_local **mr, struct rpma_conn_req **req)
+{
+	if (rpma_ep_listen(peer, t_ip(), er_port(), ep) ||
+			rpma_mr_reg(peer, er_recv_buf, sizeof(er_recv_buf), RPMA_MR_USAGE_RECV, mr))
+		return 10;
+	t_server_ready();
+	er_put("next_conn_req", rpma_ep_next_conn_req(*ep, NULL, req));
+	return *req == NULL ? 11 : 0;
+}
+
+/*
+ * server: posts three receives on req, each reported: op_context NULL, a
+ * 0-byte one (CTX_A) and one beyond the region (CTX_B)
+ */
+ER_UNUSED static void
+er_put_recvs(struct rpma_conn_req *req, struct rpma_mr_local *mr)
+{
+	er_put("recv op_context NULL", rpma_conn_req_recv(req, mr, 0, 8, NULL));
+	er_put("recv len 0", rpma_conn_req_recv(req, mr, 8, 0, CTX_A));
+	er_put("recv beyond the region", rpma_conn_req_recv(req, mr, 1000, 8, CTX_B));
+}
+
+/* parent: each receive of er_put_recvs() was posted */
+ER_UNUSED static void
+er_expect_recvs(void)
+{
+	EXPECT_INT(SRV("recv op_context NULL"), 0);
+	EXPECT_INT(SRV("recv len 0"), 0);
+	EXPECT_INT(SRV("recv beyond the region"), 0);
+}
 
 /* t_server_join(), then closes the report pipe */
 ER_UNUSED static int

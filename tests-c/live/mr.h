@@ -107,6 +107,35 @@ mr_log_restore(void)
 	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
 }
 
+/* the end of a test: the log back to the defaults, peer deleted, buf freed */
+static MR_UNUSED int
+mr_end(struct rpma_peer *peer, void *buf)
+{
+	mr_log_restore();
+	EXPECT_INT(rpma_peer_delete(&peer), 0);
+	free(buf);
+	return t_end();
+}
+
+/*
+ * The ERRORS checks of a getter that writes a size_t through its second
+ * argument: INVAL for a NULL object (the output untouched, whether it held
+ * the sentinel or 0), for a NULL output and for both; nothing logged. A
+ * macro, so each observation line names the getter, obj and var.
+ */
+#define MR_EXPECT_SIZE_GETTER_NULLS(getter, obj, var) do { \
+	mr_nlogs = 0; \
+	var = SENTINEL_SIZE; \
+	EXPECT_INT(getter(NULL, &var), RPMA_E_INVAL); \
+	EXPECT_TRUE(var == SENTINEL_SIZE); \
+	var = 0; \
+	EXPECT_INT(getter(NULL, &var), RPMA_E_INVAL); \
+	EXPECT_INT(var, 0); \
+	EXPECT_INT(getter(obj, NULL), RPMA_E_INVAL); \
+	EXPECT_INT(getter(NULL, NULL), RPMA_E_INVAL); \
+	EXPECT_INT(mr_nlogs, 0); \
+} while (0)
+
 /* true when the message starts with prefix (the rest may be errno text) */
 static MR_UNUSED int
 mr_starts_with(const char *message, const char *prefix)
@@ -128,48 +157,89 @@ mr_buf(size_t size)
 	return p;
 }
 
+/* the n-byte little-endian number at p */
 static MR_UNUSED uint64_t
-mr_get_le64(const unsigned char *p)
+mr_get_le(const unsigned char *p, int n)
 {
 	uint64_t v = 0;
 
-	for (int i = 7; i >= 0; i--)
+	for (int i = n - 1; i >= 0; i--)
 		v = (v << 8) | p[i];
 	return v;
+}
+
+/* v as n little-endian bytes at p */
+static MR_UNUSED void
+mr_put_le(unsigned char *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++, v >>= 8)
+		p[i] = (unsigned char)(v & 0xFF);
+}
+
+static MR_UNUSED uint64_t
+mr_get_le64(const unsigned char *p)
+{
+	return mr_get_le(p, 8);
 }
 
 static MR_UNUSED uint32_t
 mr_get_le32(const unsigned char *p)
 {
-	uint32_t v = 0;
-
-	for (int i = 3; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static MR_UNUSED void
-mr_put_le64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++, v >>= 8)
-		p[i] = (unsigned char)(v & 0xFF);
-}
-
-static MR_UNUSED void
-mr_put_le32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++, v >>= 8)
-		p[i] = (unsigned char)(v & 0xFF);
+	return (uint32_t)mr_get_le(p, 4);
 }
 
 /* encode a descriptor by hand, the way rpma_mr_get_descriptor() lays it out */
 static MR_UNUSED void
 mr_make_desc(unsigned char *desc, uint64_t addr, uint64_t size, uint32_t rkey, uint8_t usage)
 {
-	mr_put_le64(desc + MR_DESC_ADDR, addr);
-	mr_put_le64(desc + MR_DESC_SIZE_FIELD, size);
-	mr_put_le32(desc + MR_DESC_RKEY, rkey);
+	mr_put_le(desc + MR_DESC_ADDR, addr, 8);
+	mr_put_le(desc + MR_DESC_SIZE_FIELD, size, 8);
+	mr_put_le(desc + MR_DESC_RKEY, rkey, 4);
 	desc[MR_DESC_USAGE] = usage;
+}
+
+/*
+ * The NULL cases of a destructor fn(&var): INVAL for a NULL pointer to the
+ * object, 0 for var NULL, which stays NULL; nothing logged. A macro, so
+ * each observation line names fn and var.
+ */
+#define MR_EXPECT_DESTRUCTOR_NULLS(fn, var) do { \
+	t_note("NULL mr_ptr"); \
+	mr_nlogs = 0; \
+	EXPECT_INT(fn(NULL), RPMA_E_INVAL); \
+	EXPECT_INT(mr_nlogs, 0); \
+	t_note("*mr_ptr NULL"); \
+	var = NULL; \
+	EXPECT_INT(fn(&var), 0); \
+	EXPECT_TRUE(var == NULL); \
+	EXPECT_INT(mr_nlogs, 0); \
+} while (0)
+
+/*
+ * fn(&var) destroys the object: 0, var NULL, nothing logged; a second call
+ * on the same variable is the NULL case
+ */
+#define MR_EXPECT_DESTROYED(fn, var) do { \
+	mr_nlogs = 0; \
+	EXPECT_INT(fn(&var), 0); \
+	EXPECT_TRUE(var == NULL); \
+	EXPECT_INT(mr_nlogs, 0); \
+	EXPECT_INT(fn(&var), 0); \
+	EXPECT_TRUE(var == NULL); \
+} while (0)
+
+/*
+ * a remote object of a hand-made descriptor (written into desc) of 4096
+ * bytes at 0x10000, rkey 0x42, with usage
+ */
+static MR_UNUSED struct rpma_mr_remote *
+mr_remote_made(unsigned char *desc, uint8_t usage)
+{
+	struct rpma_mr_remote *remote = NULL;
+
+	mr_make_desc(desc, 0x10000, 4096, 0x42, usage);
+	EXPECT_INT(rpma_mr_remote_from_descriptor(desc, MR_DESC_SIZE, &remote), 0);
+	return remote;
 }
 
 /*

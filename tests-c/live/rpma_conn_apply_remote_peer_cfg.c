@@ -31,24 +31,16 @@
 	"Check if the remote node supports direct write to persistent memory.\n"
 #define MSG_MR "The remote memory region does not support flushing to persistency\n"
 
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
-	struct rpma_mr_local *mr = NULL;
+	void *buf = NULL;
+	struct rpma_mr_local *mr = c_reg_buf(peer, BUF_SIZE, USAGE, &buf);
 	struct rpma_conn *conn;
 	char desc[32];
 	struct rpma_conn_private_data pd = {desc, 0};
 	size_t desc_size = 0;
-	void *buf = NULL;
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
-	S_CHECK(posix_memalign(&buf, 4096, BUF_SIZE) == 0);
-	memset(buf, 0, BUF_SIZE);
-	S_CHECK(rpma_mr_reg(peer, buf, BUF_SIZE, USAGE, &mr) == 0);
 	S_CHECK(rpma_mr_get_descriptor_size(mr, &desc_size) == 0);
 	S_CHECK(desc_size <= sizeof(desc));
 	S_CHECK(rpma_mr_get_descriptor(mr, desc) == 0);
@@ -57,10 +49,7 @@ server(void *arg)
 	conn = c_accept(ep, NULL, &pd);
 	/* the region must stay registered until the client is done */
 	S_CHECK(c_closed(&conn));
-	S_CHECK(rpma_mr_dereg(&mr) == 0);
-	free(buf);
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
+	c_dereg_buf(&mr, buf);
 }
 
 #ifndef RPMA_LACKS_rpma_flush
@@ -96,8 +85,6 @@ main(void)
 		RPMA_MR_USAGE_READ_SRC};
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
 
 	EXPECT_INT(rpma_peer_cfg_new(&yes), 0);
 	EXPECT_INT(rpma_peer_cfg_set_direct_write_to_pmem(yes, true), 0);
@@ -107,8 +94,7 @@ main(void)
 	EXPECT_INT(rpma_conn_apply_remote_peer_cfg(NULL, yes), RPMA_E_INVAL);
 	EXPECT_INT(rpma_conn_apply_remote_peer_cfg(NULL, NULL), RPMA_E_INVAL);
 
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 	EXPECT_INT(rpma_log_set_function(c_log), 0);
 
 	conn = c_connect(peer, NULL, NULL);
@@ -156,7 +142,5 @@ main(void)
 	EXPECT_INT(rpma_mr_remote_delete(&dst), 0);
 	EXPECT_INT(rpma_mr_remote_delete(&no_persist), 0);
 
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }

@@ -10,18 +10,12 @@
  */
 #include "conn.h"
 
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn;
-	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
+	(void) peer;
 
 	/* 1: the usual end */
 	conn = c_accept(ep, NULL, NULL);
@@ -29,28 +23,21 @@ server(void *arg)
 
 	/* 2: the client deletes without disconnecting */
 	conn = c_accept(ep, NULL, NULL);
-	c_put(c_next_event(conn, C_WAIT_MS, &ev));
-	c_put(ev);
+	c_put_event(conn);
 	c_put(rpma_conn_delete(&conn)); /* without disconnecting either */
 	c_put(conn == NULL);
 
 	/* 3: the client disconnects, this side deletes without answering */
 	conn = c_accept(ep, NULL, NULL);
-	ev = RPMA_CONN_UNDEFINED;
-	c_put(c_next_event(conn, C_WAIT_MS, &ev));
-	c_put(ev);
+	c_put_event(conn);
 	c_put(rpma_conn_delete(&conn));
 
 	/* 4: reject */
-	S_CHECK(rpma_ep_next_conn_req(ep, NULL, &req) == 0);
-	S_CHECK(rpma_conn_req_delete(&req) == 0);
+	c_reject(ep);
 
 	/* 5: receive CQ and shared completion channel (client side) */
 	conn = c_accept(ep, NULL, NULL);
 	S_CHECK(c_closed(&conn));
-
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
 }
 
 int
@@ -59,12 +46,9 @@ main(void)
 	struct rpma_peer *peer;
 	struct rpma_conn *conn = NULL;
 	struct rpma_conn_cfg *cfg = NULL;
-	enum rpma_conn_event ev;
 	int fd = -1, compl_fd = -1;
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
 
 	/* ERRORS: RPMA_E_INVAL for a NULL conn_ptr */
 	EXPECT_INT(rpma_conn_delete(NULL), RPMA_E_INVAL);
@@ -72,17 +56,14 @@ main(void)
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 	EXPECT_TRUE(conn == NULL);
 
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 
 	t_note("1: a closed connection");
 	conn = c_connect(peer, NULL, NULL);
 	EXPECT_TRUE(conn != NULL);
 	EXPECT_INT(rpma_conn_get_event_fd(conn, &fd), 0);
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
-	ev = RPMA_CONN_UNDEFINED;
-	EXPECT_INT(c_next_event(conn, C_WAIT_MS, &ev), 0);
-	EXPECT_INT(ev, RPMA_CONN_CLOSED);
+	c_expect_event(conn, RPMA_CONN_CLOSED);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 	EXPECT_TRUE(conn == NULL);
 	EXPECT_TRUE(!c_fd_open(fd) /* event fd closed */);
@@ -95,8 +76,7 @@ main(void)
 	EXPECT_TRUE(conn != NULL);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 	EXPECT_TRUE(conn == NULL);
-	EXPECT_INT(SERVER(next event), 0);
-	EXPECT_INT(SERVER(the event), RPMA_CONN_CLOSED);
+	c_expect_server_event(RPMA_CONN_CLOSED);
 	EXPECT_INT(SERVER(rpma_conn_delete without disconnect), 0);
 	EXPECT_INT(SERVER(conn NULL), 1);
 
@@ -104,21 +84,16 @@ main(void)
 	conn = c_connect(peer, NULL, NULL);
 	EXPECT_TRUE(conn != NULL);
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
-	EXPECT_INT(SERVER(next event), 0);
-	EXPECT_INT(SERVER(the event), RPMA_CONN_CLOSED);
+	c_expect_server_event(RPMA_CONN_CLOSED);
 	EXPECT_INT(SERVER(rpma_conn_delete), 0);
-	ev = RPMA_CONN_UNDEFINED;
-	EXPECT_INT(c_next_event(conn, C_WAIT_MS, &ev), 0);
-	EXPECT_INT(ev, RPMA_CONN_CLOSED);
+	c_expect_event(conn, RPMA_CONN_CLOSED);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 	EXPECT_TRUE(conn == NULL);
 
 	t_note("4: a rejected connection");
 	conn = c_request(peer, NULL, NULL);
 	EXPECT_TRUE(conn != NULL);
-	ev = RPMA_CONN_UNDEFINED;
-	EXPECT_INT(c_next_event(conn, C_WAIT_MS, &ev), 0);
-	EXPECT_INT(ev, RPMA_CONN_REJECTED);
+	c_expect_event(conn, RPMA_CONN_REJECTED);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 	EXPECT_TRUE(conn == NULL);
 
@@ -138,7 +113,5 @@ main(void)
 	EXPECT_TRUE(!c_fd_open(fd) /* event fd closed */);
 	EXPECT_TRUE(!c_fd_open(compl_fd) /* completion fd closed */);
 
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }

@@ -8,34 +8,23 @@
  */
 #include "conn.h"
 
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn;
-	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
+	(void) peer;
 
 	/* 1: the client disconnects; answer only when told to */
 	conn = c_accept(ep, NULL, NULL);
-	c_put(c_next_event(conn, C_WAIT_MS, &ev));
-	c_put(ev);
+	c_put_event(conn);
 	S_CHECK(t_sync_wait() == 0);
 	c_put(rpma_conn_disconnect(conn)); /* the answer, after CLOSED */
 	c_put(rpma_conn_disconnect(conn)); /* once more */
 	S_CHECK(rpma_conn_delete(&conn) == 0);
 
 	/* 2: reject */
-	S_CHECK(rpma_ep_next_conn_req(ep, NULL, &req) == 0);
-	S_CHECK(rpma_conn_req_delete(&req) == 0);
-
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
+	c_reject(ep);
 }
 
 int
@@ -43,14 +32,10 @@ main(void)
 {
 	struct rpma_peer *peer;
 	struct rpma_conn *conn;
-	enum rpma_conn_event ev;
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
 
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 	EXPECT_INT(rpma_log_set_function(c_log), 0);
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_NOTICE), 0);
 
@@ -67,8 +52,7 @@ main(void)
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
 	c_expect_log(RPMA_LOG_LEVEL_NOTICE, "rpma_conn_disconnect", "Requesting for disconnection\n", 1);
 	/* the peer sees CLOSED at once */
-	EXPECT_INT(SERVER(next event), 0);
-	EXPECT_INT(SERVER(the event), RPMA_CONN_CLOSED);
+	c_expect_server_event(RPMA_CONN_CLOSED);
 	/* the initiator does not, until the peer answers */
 	EXPECT_TRUE(!c_event_pending(conn, 1000) /* no CLOSED yet */);
 	/* calling it again while waiting changes nothing */
@@ -76,9 +60,7 @@ main(void)
 	t_sync_send(); /* the server answers */
 	EXPECT_INT(SERVER(rpma_conn_disconnect after CLOSED), 0);
 	EXPECT_INT(SERVER(and once more), 0);
-	ev = RPMA_CONN_UNDEFINED;
-	EXPECT_INT(c_next_event(conn, C_WAIT_MS, &ev), 0);
-	EXPECT_INT(ev, RPMA_CONN_CLOSED);
+	c_expect_event(conn, RPMA_CONN_CLOSED);
 	/* and after CLOSED */
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
@@ -86,16 +68,12 @@ main(void)
 	t_note("2: a connection the server rejected");
 	conn = c_request(peer, NULL, NULL);
 	EXPECT_TRUE(conn != NULL);
-	ev = RPMA_CONN_UNDEFINED;
-	EXPECT_INT(c_next_event(conn, C_WAIT_MS, &ev), 0);
-	EXPECT_INT(ev, RPMA_CONN_REJECTED);
+	c_expect_event(conn, RPMA_CONN_REJECTED);
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
 	EXPECT_TRUE(!c_event_pending(conn, 500) /* no event from it */);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
 	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }

@@ -10,18 +10,14 @@
 
 #define FD_SENTINEL (-77)
 
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
 	struct rpma_conn_cfg *cfg = NULL;
 	struct rpma_conn *conn, *other;
 	int fd;
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
+	(void) peer;
 	S_CHECK(rpma_conn_cfg_new(&cfg) == 0);
 	S_CHECK(rpma_conn_cfg_set_compl_channel(cfg, true) == 0);
 
@@ -50,8 +46,6 @@ server(void *arg)
 	S_CHECK(c_closed(&other));
 
 	S_CHECK(rpma_conn_cfg_delete(&cfg) == 0);
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
 }
 
 int
@@ -63,16 +57,13 @@ main(void)
 	int fd = FD_SENTINEL, again = FD_SENTINEL, event_fd = -1, other_fd = FD_SENTINEL;
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
 
 	/* ERRORS: RPMA_E_INVAL for a NULL conn, *fd untouched */
 	EXPECT_INT(rpma_conn_get_compl_fd(NULL, &fd), RPMA_E_INVAL);
 	EXPECT_INT(fd, FD_SENTINEL);
 	EXPECT_INT(rpma_conn_get_compl_fd(NULL, NULL), RPMA_E_INVAL);
 
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 
 	t_note("1: the default configuration");
 	conn = c_connect(peer, NULL, NULL);
@@ -135,7 +126,5 @@ main(void)
 	EXPECT_TRUE(c_close(&other));
 	EXPECT_TRUE(!c_fd_open(other_fd));
 
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }

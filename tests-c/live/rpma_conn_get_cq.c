@@ -11,18 +11,14 @@
 static char sentinel;
 #define CQ_SENTINEL ((struct rpma_cq *)&sentinel)
 
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
 	struct rpma_conn_cfg *cfg = NULL;
 	struct rpma_conn *conn, *other;
 	struct rpma_cq *cq = CQ_SENTINEL, *rcq = CQ_SENTINEL;
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
+	(void) peer;
 	S_CHECK(rpma_conn_cfg_new(&cfg) == 0);
 	S_CHECK(rpma_conn_cfg_set_rcq_size(cfg, 4) == 0);
 
@@ -49,8 +45,6 @@ server(void *arg)
 	S_CHECK(c_closed(&conn));
 
 	S_CHECK(rpma_conn_cfg_delete(&cfg) == 0);
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
 }
 
 int
@@ -63,16 +57,13 @@ main(void)
 	struct rpma_cq *other_cq = CQ_SENTINEL;
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
 
 	/* ERRORS: RPMA_E_INVAL for a NULL conn, *cq_ptr untouched */
 	EXPECT_INT(rpma_conn_get_cq(NULL, &cq), RPMA_E_INVAL);
 	EXPECT_TRUE(cq == CQ_SENTINEL);
 	EXPECT_INT(rpma_conn_get_cq(NULL, NULL), RPMA_E_INVAL);
 
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 
 	t_note("1: the default configuration");
 	conn = c_request(peer, NULL, NULL);
@@ -118,7 +109,5 @@ main(void)
 	EXPECT_INT(SERVER(a CQ, not the receive CQ), 1);
 	EXPECT_TRUE(c_close(&conn));
 
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }

@@ -11,17 +11,13 @@
 #define FD_SENTINEL (-77)
 
 /* server: two connections; reports whether their fds differ */
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
 	struct rpma_conn *c1, *c2;
 	int ep_fd = -1, fd1 = -1, fd2 = -1;
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
+	(void) peer;
 	c1 = c_accept(ep, NULL, NULL);
 	c2 = c_accept(ep, NULL, NULL);
 	S_CHECK(rpma_ep_get_fd(ep, &ep_fd) == 0);
@@ -32,8 +28,6 @@ server(void *arg)
 	c_put(fd1 != fd2);
 	S_CHECK(c_closed(&c1));
 	S_CHECK(c_closed(&c2));
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
 }
 
 int
@@ -45,16 +39,13 @@ main(void)
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
 
 	/* ERRORS: RPMA_E_INVAL for a NULL conn, *fd untouched */
 	EXPECT_INT(rpma_conn_get_event_fd(NULL, &fd), RPMA_E_INVAL);
 	EXPECT_INT(fd, FD_SENTINEL);
 	EXPECT_INT(rpma_conn_get_event_fd(NULL, NULL), RPMA_E_INVAL);
 
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 
 	t_note("a connection just requested");
 	conn = c_request(peer, NULL, NULL);
@@ -104,7 +95,5 @@ main(void)
 	EXPECT_TRUE(c_close(&other));
 	EXPECT_TRUE(!c_fd_open(other_fd));
 
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }

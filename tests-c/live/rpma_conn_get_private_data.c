@@ -18,19 +18,15 @@ static char sentinel;
 #define PTR_SENTINEL ((void *)&sentinel)
 #define LEN_SENTINEL 0xAB
 
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 	struct rpma_conn_private_data in = {NULL, 0}, got = {NULL, 0};
 	struct rpma_conn_private_data out = {(void *)server_data, sizeof(server_data)};
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
+	(void) peer;
 
 	/* 1: data both ways */
 	S_CHECK(rpma_ep_next_conn_req(ep, NULL, &req) == 0);
@@ -46,11 +42,7 @@ server(void *arg)
 	S_CHECK(c_closed(&conn));
 
 	/* 2: reject */
-	S_CHECK(rpma_ep_next_conn_req(ep, NULL, &req) == 0);
-	S_CHECK(rpma_conn_req_delete(&req) == 0);
-
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
+	c_reject(ep);
 }
 
 int
@@ -62,8 +54,6 @@ main(void)
 	struct rpma_conn_private_data hello = {(void *)client_data, sizeof(client_data)};
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
 
 	/* ERRORS: RPMA_E_INVAL for a NULL conn, *pdata untouched */
 	pd.ptr = PTR_SENTINEL;
@@ -73,8 +63,7 @@ main(void)
 	EXPECT_INT(pd.len, LEN_SENTINEL);
 	EXPECT_INT(rpma_conn_get_private_data(NULL, NULL), RPMA_E_INVAL);
 
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 
 	t_note("1: data both ways");
 	conn = c_request(peer, NULL, &hello);
@@ -133,7 +122,5 @@ main(void)
 	EXPECT_INT(pd.len, 0);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }

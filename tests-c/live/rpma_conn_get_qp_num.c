@@ -10,17 +10,13 @@
 
 #define QP_SENTINEL 0xDEADBEEFu
 
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
 	struct rpma_conn *c1, *c2;
 	uint32_t q1 = 0, q2 = 0;
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
+	(void) peer;
 	c1 = c_accept(ep, NULL, NULL);
 	c2 = c_accept(ep, NULL, NULL);
 	S_CHECK(rpma_conn_get_qp_num(c1, &q1) == 0);
@@ -31,8 +27,6 @@ server(void *arg)
 	c_put(q2);
 	S_CHECK(c_closed(&c1));
 	S_CHECK(c_closed(&c2));
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
 }
 
 int
@@ -44,16 +38,13 @@ main(void)
 	long long srv1, srv2;
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
 
 	/* ERRORS: RPMA_E_INVAL for a NULL conn, *qp_num untouched */
 	EXPECT_INT(rpma_conn_get_qp_num(NULL, &qp), RPMA_E_INVAL);
 	EXPECT_TRUE(qp == QP_SENTINEL);
 	EXPECT_INT(rpma_conn_get_qp_num(NULL, NULL), RPMA_E_INVAL);
 
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 
 	conn = c_request(peer, NULL, NULL);
 	EXPECT_TRUE(conn != NULL);
@@ -90,7 +81,5 @@ main(void)
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 	EXPECT_TRUE(c_close(&other));
 
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }

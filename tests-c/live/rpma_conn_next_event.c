@@ -10,46 +10,31 @@
  */
 #include "conn.h"
 
-#define EV_SENTINEL ((enum rpma_conn_event)42)
-
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn;
-	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
+	(void) peer;
 
 	/* 1: ESTABLISHED (checked in c_accept), then this side disconnects */
 	conn = c_accept(ep, NULL, NULL);
 	S_CHECK(t_sync_wait() == 0);
 	c_put(rpma_conn_disconnect(conn));
 	/* CLOSED comes once the client has answered with its own disconnect */
-	c_put(c_next_event(conn, C_WAIT_MS, &ev));
-	c_put(ev);
+	c_put_event(conn);
 	/* and another CLOSED when the connection leaves the time-wait state */
-	ev = RPMA_CONN_UNDEFINED;
-	c_put(c_next_event(conn, C_WAIT_MS, &ev));
-	c_put(ev);
+	c_put_event(conn);
 	S_CHECK(rpma_conn_delete(&conn) == 0);
 
 	/* 2: reject the request */
-	S_CHECK(rpma_ep_next_conn_req(ep, NULL, &req) == 0);
-	S_CHECK(rpma_conn_req_delete(&req) == 0);
+	c_reject(ep);
 
 	/* 3: (the client connects to a port without a listener) */
 
 	/* 4: the client takes the events with O_NONBLOCK */
 	conn = c_accept(ep, NULL, NULL);
 	S_CHECK(c_closed(&conn));
-
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
 }
 
 int
@@ -63,8 +48,6 @@ main(void)
 	int fd = -1, flags;
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
 
 	/* ERRORS: RPMA_E_INVAL for NULL conn, *event untouched */
 	ev = EV_SENTINEL;
@@ -72,8 +55,7 @@ main(void)
 	EXPECT_INT(ev, EV_SENTINEL);
 	EXPECT_INT(rpma_conn_next_event(NULL, NULL), RPMA_E_INVAL);
 
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 	/* each event taken is logged as a NOTICE */
 	EXPECT_INT(rpma_log_set_function(c_log), 0);
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_NOTICE), 0);
@@ -102,14 +84,12 @@ main(void)
 	c_expect_log(RPMA_LOG_LEVEL_NOTICE, "rpma_conn_next_event", "Connection closed\n", 1);
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
 	EXPECT_INT(SERVER(rpma_conn_disconnect), 0);
-	EXPECT_INT(SERVER(next event), 0);
-	EXPECT_INT(SERVER(the event), RPMA_CONN_CLOSED);
+	c_expect_server_event(RPMA_CONN_CLOSED);
 	t_note("the time-wait exit: one more CLOSED on both sides");
 	ev = EV_SENTINEL;
 	EXPECT_INT(c_next_event(conn, C_WAIT_MS, &ev), 0);
 	EXPECT_INT(ev, RPMA_CONN_CLOSED);
-	EXPECT_INT(SERVER(next event), 0);
-	EXPECT_INT(SERVER(the event), RPMA_CONN_CLOSED);
+	c_expect_server_event(RPMA_CONN_CLOSED);
 	EXPECT_TRUE(!c_event_pending(conn, 0) /* nothing else pending */);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 
@@ -154,7 +134,5 @@ main(void)
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
 	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
 
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }

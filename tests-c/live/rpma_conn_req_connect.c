@@ -38,9 +38,8 @@ server(void *arg)
 	struct rpma_conn_private_data pd = {NULL, 0};
 	struct rpma_conn_private_data bad = {accept_data, 0};
 
-	if (rpma_ep_listen(peer, t_ip(), er_port(), &ep))
+	if (er_listen(peer, &ep))
 		return 10;
-	t_server_ready();
 	er_put("next_conn_req", rpma_ep_next_conn_req(ep, NULL, &req));
 	if (req == NULL)
 		return 11;
@@ -81,18 +80,14 @@ server(void *arg)
 		er_put("same buffer", pd.ptr == req_pd_ptr);
 		er_put("connection private data",
 				er_pdata_check(&pd, client_data, (size_t)c->client_len));
-		er_put("event", er_next_event(conn, ER_WAIT_MS));
-		er_put("event", er_next_event(conn, ER_WAIT_MS));
-		er_put("disconnect", rpma_conn_disconnect(conn));
-		er_put("conn_delete", rpma_conn_delete(&conn));
+		er_put_conn_life(&conn);
 		break;
 	}
 	}
 	er_put("req NULL", req == NULL);
 	if (c->mode != ACCEPT)
 		er_put("conn untouched", conn == ER_SENTINEL_CONN);
-	er_put("ep_shutdown", rpma_ep_shutdown(&ep));
-	return rpma_peer_delete(&peer) ? 13 : 0;
+	return er_server_end(&ep, &peer, 13);
 }
 
 static void
@@ -119,16 +114,11 @@ run_case(struct rpma_peer *peer, const struct scase *c)
 		EXPECT_INT(SRV("conn_get_private_data"), 0);
 		EXPECT_INT(SRV("same buffer"), 1);
 		EXPECT_INT(SRV("connection private data"), 56);
-		EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_ESTABLISHED");
-		EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_ESTABLISHED");
+		er_expect_conn_up(conn);
 		/* the accept data, as the client's connection reports it */
 		EXPECT_INT(rpma_conn_get_private_data(conn, &pd), 0);
 		EXPECT_INT(er_pdata_check(&pd, accept_data, (size_t)c->accept_len), 196);
-		EXPECT_INT(rpma_conn_disconnect(conn), 0);
-		EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_CLOSED");
-		EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_CLOSED");
-		EXPECT_INT(SRV("disconnect"), 0);
-		EXPECT_INT(SRV("conn_delete"), 0);
+		er_expect_conn_down(conn);
 		EXPECT_INT(SRV("req NULL"), 1);
 		break;
 	}

@@ -20,9 +20,8 @@ server(void *arg)
 	struct rpma_ep *ep = NULL;
 	struct rpma_conn_req *req = NULL;
 
-	if (rpma_ep_listen(peer, t_ip(), er_port(), &ep))
+	if (er_listen(peer, &ep))
 		return 10;
-	t_server_ready();
 	er_put("next_conn_req", rpma_ep_next_conn_req(ep, NULL, &req));
 	if (mode == CLIENT_GONE) {
 		t_sync_send(); /* the client deletes its connection now */
@@ -36,8 +35,7 @@ server(void *arg)
 	er_put("req NULL", req == NULL);
 	er_put("errors logged", er_log_count(RPMA_LOG_LEVEL_ERROR));
 	er_put("conn_req_delete again", rpma_conn_req_delete(&req));
-	er_put("ep_shutdown", rpma_ep_shutdown(&ep));
-	return rpma_peer_delete(&peer) ? 12 : 0;
+	return er_server_end(&ep, &peer, 12);
 }
 
 int
@@ -92,8 +90,7 @@ main(void)
 	t_note("an incoming request (forked server)");
 	enum mode mode = REJECT;
 	er_server_start(server, &mode);
-	EXPECT_INT(rpma_conn_req_new(peer, t_ip(), er_port(), NULL, &req), 0);
-	EXPECT_INT(rpma_conn_req_connect(&req, NULL, &conn), 0);
+	conn = er_connect(peer);
 	EXPECT_INT(SRV("next_conn_req"), 0);
 	EXPECT_INT(SRV("conn_req_delete"), 0);
 	EXPECT_INT(SRV("req NULL"), 1);
@@ -108,8 +105,7 @@ main(void)
 	t_note("an incoming request whose client has gone (forked server)");
 	mode = CLIENT_GONE;
 	er_server_start(server, &mode);
-	EXPECT_INT(rpma_conn_req_new(peer, t_ip(), er_port(), NULL, &req), 0);
-	EXPECT_INT(rpma_conn_req_connect(&req, NULL, &conn), 0);
+	conn = er_connect(peer);
 	EXPECT_INT(SRV("next_conn_req"), 0);
 	EXPECT_INT(t_sync_wait(), 0);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);

@@ -30,9 +30,8 @@ server(void *arg)
 	struct rpma_conn *conn = NULL;
 	struct rpma_conn_private_data pd = {ER_SENTINEL_PTR, 1}, pd2 = {NULL, 0};
 
-	if (rpma_ep_listen(peer, t_ip(), er_port(), &ep))
+	if (er_listen(peer, &ep))
 		return 10;
-	t_server_ready();
 	er_put("next_conn_req", rpma_ep_next_conn_req(ep, NULL, &req));
 	if (req == NULL)
 		return 11;
@@ -55,13 +54,9 @@ server(void *arg)
 		pd2.len = 0;
 		er_put("conn_get_private_data", rpma_conn_get_private_data(conn, &pd2));
 		er_put("the connection's buffer", pd2.ptr == pd.ptr && pd2.len == pd.len);
-		er_put("event", er_next_event(conn, ER_WAIT_MS));
-		er_put("event", er_next_event(conn, ER_WAIT_MS));
-		er_put("disconnect", rpma_conn_disconnect(conn));
-		er_put("conn_delete", rpma_conn_delete(&conn));
+		er_put_conn_life(&conn);
 	}
-	er_put("ep_shutdown", rpma_ep_shutdown(&ep));
-	return rpma_peer_delete(&peer) ? 13 : 0;
+	return er_server_end(&ep, &peer, 13);
 }
 
 static void
@@ -91,13 +86,8 @@ run_case(struct rpma_peer *peer, const struct scase *c)
 		EXPECT_INT(SRV("still the same data"), 56);
 		EXPECT_INT(SRV("conn_get_private_data"), 0);
 		EXPECT_INT(SRV("the connection's buffer"), 1);
-		EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_ESTABLISHED");
-		EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_ESTABLISHED");
-		EXPECT_INT(rpma_conn_disconnect(conn), 0);
-		EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_CLOSED");
-		EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_CLOSED");
-		EXPECT_INT(SRV("disconnect"), 0);
-		EXPECT_INT(SRV("conn_delete"), 0);
+		er_expect_conn_up(conn);
+		er_expect_conn_down(conn);
 	}
 	EXPECT_INT(SRV("ep_shutdown"), 0);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);

@@ -31,22 +31,15 @@ server_accept(void *arg)
 	(void) arg;
 	struct rpma_peer *peer = t_peer();
 	struct rpma_ep *ep = NULL;
-	struct rpma_conn_req *req = NULL;
-	struct rpma_conn *conn = NULL;
+	struct rpma_conn *conn;
 
-	if (rpma_ep_listen(peer, t_ip(), er_port(), &ep))
+	if (er_listen(peer, &ep))
 		return 10;
-	t_server_ready();
-	er_put("next_conn_req", rpma_ep_next_conn_req(ep, NULL, &req));
-	er_put("connect", rpma_conn_req_connect(&req, NULL, &conn));
+	conn = er_accept(ep);
 	if (conn == NULL)
 		return 11;
-	er_put("event", er_next_event(conn, ER_WAIT_MS));
-	er_put("event", er_next_event(conn, ER_WAIT_MS));
-	er_put("disconnect", rpma_conn_disconnect(conn));
-	er_put("conn_delete", rpma_conn_delete(&conn));
-	er_put("ep_shutdown", rpma_ep_shutdown(&ep));
-	return rpma_peer_delete(&peer) ? 12 : 0;
+	er_put_conn_life(&conn);
+	return er_server_end(&ep, &peer, 12);
 }
 
 int
@@ -143,19 +136,12 @@ main(void)
 
 	/* the request is a working outgoing connection request */
 	t_note("connect to a forked server");
-	struct rpma_conn *conn = NULL;
 	er_server_start(server_accept, NULL);
-	EXPECT_INT(rpma_conn_req_new(peer, t_ip(), er_port(), NULL, &req), 0);
-	EXPECT_INT(rpma_conn_req_connect(&req, NULL, &conn), 0);
+	struct rpma_conn *conn = er_connect(peer);
 	EXPECT_INT(SRV("next_conn_req"), 0);
 	EXPECT_INT(SRV("connect"), 0);
-	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_ESTABLISHED");
-	EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_ESTABLISHED");
-	EXPECT_INT(rpma_conn_disconnect(conn), 0);
-	EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_CLOSED");
-	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_CLOSED");
-	EXPECT_INT(SRV("disconnect"), 0);
-	EXPECT_INT(SRV("conn_delete"), 0);
+	er_expect_conn_up(conn);
+	er_expect_conn_down(conn);
 	EXPECT_INT(SRV("ep_shutdown"), 0);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 	EXPECT_INT(er_server_join(), 0);

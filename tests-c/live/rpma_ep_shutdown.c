@@ -15,14 +15,11 @@ server_keeps_conn(void *arg)
 	(void) arg;
 	struct rpma_peer *peer = t_peer();
 	struct rpma_ep *ep = NULL;
-	struct rpma_conn_req *req = NULL;
-	struct rpma_conn *conn = NULL;
+	struct rpma_conn *conn;
 
-	if (rpma_ep_listen(peer, t_ip(), er_port(), &ep))
+	if (er_listen(peer, &ep))
 		return 10;
-	t_server_ready();
-	er_put("next_conn_req", rpma_ep_next_conn_req(ep, NULL, &req));
-	er_put("connect", rpma_conn_req_connect(&req, NULL, &conn));
+	conn = er_accept(ep);
 	if (conn == NULL)
 		return 11;
 	er_put("event", er_next_event(conn, ER_WAIT_MS));
@@ -89,12 +86,10 @@ main(void)
 	/* DESCRIPTION: connections outlive the endpoint they came through */
 	t_note("an established connection survives the shutdown (forked server)");
 	er_server_start(server_keeps_conn, NULL);
-	EXPECT_INT(rpma_conn_req_new(peer, t_ip(), er_port(), NULL, &req), 0);
-	EXPECT_INT(rpma_conn_req_connect(&req, NULL, &conn), 0);
+	conn = er_connect(peer);
 	EXPECT_INT(SRV("next_conn_req"), 0);
 	EXPECT_INT(SRV("connect"), 0);
-	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_ESTABLISHED");
-	EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_ESTABLISHED");
+	er_expect_conn_up(conn);
 	EXPECT_INT(SRV("ep_shutdown"), 0);
 	EXPECT_INT(SRV("ep NULL"), 1);
 	EXPECT_INT(t_sync_wait(), 0);

@@ -90,9 +90,5 @@ main(void)
 	EXPECT_INT(mr_desc_usage(mr), MR_USAGE_ALL);
 	EXPECT_INT(rpma_mr_dereg(&mr), 0);
 
-	mr_log_restore();
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	free(buf);
-
-	return t_end();
+	return mr_end(peer, buf);
 }

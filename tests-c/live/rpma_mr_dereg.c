@@ -22,29 +22,14 @@ main(void)
 
 	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
 
-	/* ERRORS: INVAL for a NULL mr_ptr */
-	t_note("NULL mr_ptr");
-	EXPECT_INT(rpma_mr_dereg(NULL), RPMA_E_INVAL);
-	EXPECT_INT(mr_nlogs, 0);
-
-	/* DESCRIPTION: *mr_ptr NULL is accepted and stays NULL */
-	t_note("*mr_ptr NULL");
-	mr = NULL;
-	EXPECT_INT(rpma_mr_dereg(&mr), 0);
-	EXPECT_TRUE(mr == NULL);
-	EXPECT_INT(mr_nlogs, 0);
+	/* ERRORS: INVAL for a NULL mr_ptr; DESCRIPTION: *mr_ptr NULL is accepted */
+	MR_EXPECT_DESTRUCTOR_NULLS(rpma_mr_dereg, mr);
 
 	/* RETURN VALUE: 0, and *mr_ptr is NULL afterwards */
 	t_note("a registered region");
 	EXPECT_INT(rpma_mr_reg(peer, buf, BUF_SIZE, MR_USAGE_ALL, &mr), 0);
 	EXPECT_TRUE(mr != NULL);
-	mr_nlogs = 0;
-	EXPECT_INT(rpma_mr_dereg(&mr), 0);
-	EXPECT_TRUE(mr == NULL);
-	EXPECT_INT(mr_nlogs, 0);
-	/* a second call on the same variable is the NULL case */
-	EXPECT_INT(rpma_mr_dereg(&mr), 0);
-	EXPECT_TRUE(mr == NULL);
+	MR_EXPECT_DESTROYED(rpma_mr_dereg, mr);
 
 	/* each usage */
 	for (int i = 0; i < 8; i++) {

@@ -163,9 +163,5 @@ main(void)
 	check_layout(buf + BUF_SIZE - 1, 1, RPMA_MR_USAGE_RECV);
 	check_layout(buf, 4097, MR_USAGE_ALL);
 
-	mr_log_restore();
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	free(buf);
-
-	return t_end();
+	return mr_end(peer, buf);
 }

@@ -41,16 +41,7 @@ main(void)
 
 	/* ERRORS: INVAL for a NULL mr or desc_size; *desc_size untouched */
 	t_note("NULL arguments");
-	mr_nlogs = 0;
-	desc_size = SENTINEL_SIZE;
-	EXPECT_INT(rpma_mr_get_descriptor_size(NULL, &desc_size), RPMA_E_INVAL);
-	EXPECT_TRUE(desc_size == SENTINEL_SIZE);
-	desc_size = 0;
-	EXPECT_INT(rpma_mr_get_descriptor_size(NULL, &desc_size), RPMA_E_INVAL);
-	EXPECT_INT(desc_size, 0);
-	EXPECT_INT(rpma_mr_get_descriptor_size(mr, NULL), RPMA_E_INVAL);
-	EXPECT_INT(rpma_mr_get_descriptor_size(NULL, NULL), RPMA_E_INVAL);
-	EXPECT_INT(mr_nlogs, 0);
+	MR_EXPECT_SIZE_GETTER_NULLS(rpma_mr_get_descriptor_size, mr, desc_size);
 
 	/* RETURN VALUE: 0 and 21 */
 	t_note("a registered region");
@@ -81,9 +72,5 @@ main(void)
 	check_size(buf + 100, 4000, RPMA_MR_USAGE_WRITE_DST);
 	check_size(buf, 4097, RPMA_MR_USAGE_RECV);
 
-	mr_log_restore();
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	free(buf);
-
-	return t_end();
+	return mr_end(peer, buf);
 }

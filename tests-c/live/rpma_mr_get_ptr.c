@@ -101,9 +101,5 @@ main(void)
 	EXPECT_TRUE(pb == buf + 64 /* equal */);
 	EXPECT_INT(rpma_mr_dereg(&b), 0);
 
-	mr_log_restore();
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	free(buf);
-
-	return t_end();
+	return mr_end(peer, buf);
 }

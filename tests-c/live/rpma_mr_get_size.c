@@ -47,16 +47,7 @@ main(void)
 
 	/* ERRORS: INVAL for a NULL mr or size; *size untouched */
 	t_note("NULL arguments");
-	mr_nlogs = 0;
-	size = SENTINEL_SIZE;
-	EXPECT_INT(rpma_mr_get_size(NULL, &size), RPMA_E_INVAL);
-	EXPECT_TRUE(size == SENTINEL_SIZE);
-	size = 0;
-	EXPECT_INT(rpma_mr_get_size(NULL, &size), RPMA_E_INVAL);
-	EXPECT_INT(size, 0);
-	EXPECT_INT(rpma_mr_get_size(mr, NULL), RPMA_E_INVAL);
-	EXPECT_INT(rpma_mr_get_size(NULL, NULL), RPMA_E_INVAL);
-	EXPECT_INT(mr_nlogs, 0);
+	MR_EXPECT_SIZE_GETTER_NULLS(rpma_mr_get_size, mr, size);
 
 	/* RETURN VALUE: 0 and the registered size, on every call */
 	t_note("the registered size");
@@ -99,9 +90,5 @@ main(void)
 	EXPECT_INT(sb, 64);
 	EXPECT_INT(rpma_mr_dereg(&b), 0);
 
-	mr_log_restore();
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	free(buf);
-
-	return t_end();
+	return mr_end(peer, buf);
 }

@@ -210,9 +210,5 @@ main(void)
 
 	/* every region was deregistered: the peer's protection domain is free */
 	t_note("cleanup");
-	mr_log_restore();
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	free(buf);
-
-	return t_end();
+	return mr_end(peer, buf);
 }

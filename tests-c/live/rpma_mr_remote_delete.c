@@ -21,31 +21,14 @@ main(void)
 
 	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
 
-	/* ERRORS: INVAL for a NULL mr_ptr */
-	t_note("NULL mr_ptr");
-	mr_nlogs = 0;
-	EXPECT_INT(rpma_mr_remote_delete(NULL), RPMA_E_INVAL);
-	EXPECT_INT(mr_nlogs, 0);
-
-	/* DESCRIPTION: *mr_ptr NULL is accepted and stays NULL */
-	t_note("*mr_ptr NULL");
-	remote = NULL;
-	EXPECT_INT(rpma_mr_remote_delete(&remote), 0);
-	EXPECT_TRUE(remote == NULL);
-	EXPECT_INT(mr_nlogs, 0);
+	/* ERRORS: INVAL for a NULL mr_ptr; DESCRIPTION: *mr_ptr NULL is accepted */
+	MR_EXPECT_DESTRUCTOR_NULLS(rpma_mr_remote_delete, remote);
 
 	/* RETURN VALUE: 0, and *mr_ptr is NULL afterwards */
 	t_note("a remote object");
-	mr_make_desc(desc, 0x10000, 4096, 0x42, RPMA_MR_USAGE_WRITE_DST);
-	EXPECT_INT(rpma_mr_remote_from_descriptor(desc, MR_DESC_SIZE, &remote), 0);
+	remote = mr_remote_made(desc, RPMA_MR_USAGE_WRITE_DST);
 	EXPECT_TRUE(remote != NULL);
-	mr_nlogs = 0;
-	EXPECT_INT(rpma_mr_remote_delete(&remote), 0);
-	EXPECT_TRUE(remote == NULL);
-	EXPECT_INT(mr_nlogs, 0);
-	/* a second call on the same variable is the NULL case */
-	EXPECT_INT(rpma_mr_remote_delete(&remote), 0);
-	EXPECT_TRUE(remote == NULL);
+	MR_EXPECT_DESTROYED(rpma_mr_remote_delete, remote);
 
 	/* objects from the same descriptor are independent */
 	t_note("two objects of one descriptor");
@@ -89,9 +72,5 @@ main(void)
 	}
 	EXPECT_INT(bad, 0);
 
-	mr_log_restore();
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	free(buf);
-
-	return t_end();
+	return mr_end(peer, buf);
 }

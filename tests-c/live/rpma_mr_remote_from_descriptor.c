@@ -307,9 +307,5 @@ main(void)
 	EXPECT_TRUE(res[NOMEM_UNTOUCHED] /* mr_ptr untouched after NOMEM */);
 	EXPECT_INT(res[NOMEM_LOGS] /* messages logged */, 0);
 
-	mr_log_restore();
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	free(buf);
-
-	return t_end();
+	return mr_end(peer, buf);
 }

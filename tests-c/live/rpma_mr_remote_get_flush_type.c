@@ -61,8 +61,7 @@ main(void)
 
 	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
 
-	mr_make_desc(desc, 0x10000, 4096, 0x42, MR_USAGE_ALL);
-	EXPECT_INT(rpma_mr_remote_from_descriptor(desc, MR_DESC_SIZE, &remote), 0);
+	remote = mr_remote_made(desc, MR_USAGE_ALL);
 
 	/* ERRORS: INVAL for a NULL mr or flush_type; *flush_type untouched */
 	t_note("NULL arguments");
@@ -121,9 +120,5 @@ main(void)
 	EXPECT_INT(round_trip(peer, buf, MR_USAGE_ALL), 0x30);
 	EXPECT_INT(round_trip(peer, buf, MR_USAGE_ALL & ~MR_FLUSH_BITS), 0);
 
-	mr_log_restore();
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	free(buf);
-
-	return t_end();
+	return mr_end(peer, buf);
 }

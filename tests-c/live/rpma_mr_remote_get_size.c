@@ -40,21 +40,11 @@ main(void)
 
 	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
 
-	mr_make_desc(desc, 0x10000, 4096, 0x42, RPMA_MR_USAGE_WRITE_DST);
-	EXPECT_INT(rpma_mr_remote_from_descriptor(desc, MR_DESC_SIZE, &remote), 0);
+	remote = mr_remote_made(desc, RPMA_MR_USAGE_WRITE_DST);
 
 	/* ERRORS: INVAL for a NULL mr or size; *size untouched */
 	t_note("NULL arguments");
-	mr_nlogs = 0;
-	size = SENTINEL_SIZE;
-	EXPECT_INT(rpma_mr_remote_get_size(NULL, &size), RPMA_E_INVAL);
-	EXPECT_TRUE(size == SENTINEL_SIZE);
-	size = 0;
-	EXPECT_INT(rpma_mr_remote_get_size(NULL, &size), RPMA_E_INVAL);
-	EXPECT_INT(size, 0);
-	EXPECT_INT(rpma_mr_remote_get_size(remote, NULL), RPMA_E_INVAL);
-	EXPECT_INT(rpma_mr_remote_get_size(NULL, NULL), RPMA_E_INVAL);
-	EXPECT_INT(mr_nlogs, 0);
+	MR_EXPECT_SIZE_GETTER_NULLS(rpma_mr_remote_get_size, remote, size);
 
 	/* RETURN VALUE: 0 and the size field, on every call */
 	t_note("the size field");
@@ -93,9 +83,5 @@ main(void)
 		EXPECT_INT(rpma_mr_dereg(&mr), 0);
 	}
 
-	mr_log_restore();
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	free(buf);
-
-	return t_end();
+	return mr_end(peer, buf);
 }

@@ -13,23 +13,15 @@
 
 #include "conn.h"
 
-#define EV_SENTINEL ((enum rpma_conn_event)42)
-
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
 	struct rpma_conn *conn;
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
+	(void) peer;
 	conn = c_accept(ep, NULL, NULL);
 	S_CHECK(t_sync_wait() == 0);
 	S_CHECK(c_close(&conn)); /* waits for the client's answer */
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
 }
 
 /* epoll_wait() on epfd: the number of ready descriptors (0 or 1), -1 on error */
@@ -54,10 +46,7 @@ main(void)
 	int fd = -1, epfd, flags;
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 
 	conn = c_request(peer, NULL, NULL);
 	EXPECT_TRUE(conn != NULL);
@@ -114,7 +103,5 @@ main(void)
 
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 	EXPECT_INT(close(epfd), 0);
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }

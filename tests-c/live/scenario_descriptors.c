@@ -42,24 +42,16 @@ static char sentinel;
 #define MR_SENTINEL ((struct rpma_mr_remote *)&sentinel)
 #define PCFG_SENTINEL ((struct rpma_peer_cfg *)&sentinel)
 
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
-	struct rpma_mr_local *mr = NULL;
+	void *buf = NULL;
+	struct rpma_mr_local *mr = c_reg_buf(peer, BUF_SIZE, USAGE, &buf);
 	struct rpma_peer_cfg *pcfg = NULL;
 	struct rpma_conn *conn;
 	struct common_data cd;
 	size_t mr_desc_size = 0, pcfg_desc_size = 0;
-	void *buf = NULL;
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
-	S_CHECK(posix_memalign(&buf, 4096, BUF_SIZE) == 0);
-	memset(buf, 0, BUF_SIZE);
-	S_CHECK(rpma_mr_reg(peer, buf, BUF_SIZE, USAGE, &mr) == 0);
 	S_CHECK(rpma_peer_cfg_new(&pcfg) == 0);
 	S_CHECK(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true) == 0);
 
@@ -90,10 +82,7 @@ server(void *arg)
 
 	/* the region stays registered until every flush is done */
 	S_CHECK(rpma_peer_cfg_delete(&pcfg) == 0);
-	S_CHECK(rpma_mr_dereg(&mr) == 0);
-	free(buf);
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
+	c_dereg_buf(&mr, buf);
 }
 
 /* the received struct, or NULL */
@@ -123,10 +112,7 @@ main(void)
 	uint64_t len_field = 0;
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 
 	t_note("the server's descriptors");
 	conn = c_connect(peer, NULL, NULL);
@@ -220,7 +206,5 @@ main(void)
 	EXPECT_TRUE(c_close(&conn));
 	EXPECT_INT(rpma_mr_remote_delete(&mr), 0);
 
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }

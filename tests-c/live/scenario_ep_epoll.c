@@ -105,8 +105,7 @@ server(void *arg)
 	er_put("conn_delete", rpma_conn_delete(&conn));
 	er_put("epoll_ctl del ep", epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &e));
 	close(epfd);
-	er_put("ep_shutdown", rpma_ep_shutdown(&ep));
-	return rpma_peer_delete(&peer) ? 13 : 0;
+	return er_server_end(&ep, &peer, 13);
 }
 
 int

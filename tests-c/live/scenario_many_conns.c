@@ -19,9 +19,8 @@ server(void *arg)
 	struct rpma_conn *conns[NCONN] = {NULL};
 	int seen = 0, ok = 0;
 
-	if (rpma_ep_listen(peer, t_ip(), er_port(), &ep))
+	if (er_listen(peer, &ep))
 		return 10;
-	t_server_ready();
 	/* all clients have sent their requests before the first is taken */
 	if (t_sync_wait())
 		return 11;
@@ -58,8 +57,7 @@ server(void *arg)
 	}
 	er_put("disconnected", disconnected);
 	er_put("deleted", deleted);
-	er_put("ep_shutdown", rpma_ep_shutdown(&ep));
-	return rpma_peer_delete(&peer) ? 12 : 0;
+	return er_server_end(&ep, &peer, 12);
 }
 
 int

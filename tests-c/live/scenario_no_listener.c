@@ -26,7 +26,6 @@ attempt(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
 {
 	struct rpma_conn_req *req = ER_SENTINEL_REQ;
 	struct rpma_conn *conn = ER_SENTINEL_CONN;
-	struct rpma_conn_private_data pd = {ER_SENTINEL_PTR, 9};
 
 	EXPECT_INT(rpma_conn_req_new(peer, t_ip(), t_port(), cfg, &req), 0);
 	EXPECT_TRUE(req != NULL && req != ER_SENTINEL_REQ);
@@ -36,14 +35,7 @@ attempt(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
 	EXPECT_TRUE(conn != NULL && conn != ER_SENTINEL_CONN);
 	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_REJECTED");
 	EXPECT_TRUE(now() - t0 < 3.0 /* seconds */);
-	EXPECT_INT(rpma_conn_get_private_data(conn, &pd), 0);
-	EXPECT_TRUE(pd.ptr == NULL);
-	EXPECT_INT(pd.len, 0);
-	EXPECT_STR(er_ev(er_next_event(conn, 300)), "no event in time");
-	EXPECT_INT(rpma_conn_disconnect(conn), 0);
-	EXPECT_STR(er_ev(er_next_event(conn, 300)), "no event in time");
-	EXPECT_INT(rpma_conn_delete(&conn), 0);
-	EXPECT_TRUE(conn == NULL);
+	er_expect_after_reject(&conn);
 }
 
 int

@@ -85,19 +85,15 @@ describe(struct rpma_conn *conn, const unsigned char *sent, int sent_len, long l
 		c_all_zero((const char *)pd.ptr + sent_len, (size_t)(pd.len - sent_len));
 }
 
-static int
-server(void *arg)
+static void
+serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct rpma_peer *peer = t_peer();
-	struct rpma_ep *ep = c_listen(peer);
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn;
 	unsigned char in[256], out[256];
 	long long seen[PD_N];
 
-	(void) arg;
-	if (ep == NULL)
-		return 1;
+	(void) peer;
 	for (int r = 0; r < NROUNDS; r++) {
 		struct rpma_conn_private_data pd = {out, 0};
 
@@ -118,9 +114,6 @@ server(void *arg)
 	c_put(rpma_conn_req_connect(&req, &big, &conn));
 	c_put(req == NULL);
 	c_put(conn == CONN_SENTINEL);
-
-	S_CHECK(c_server_end(&ep, &peer));
-	return c_server_status();
 }
 
 int
@@ -133,12 +126,9 @@ main(void)
 	long long seen[PD_N];
 
 	t_begin();
-	(void) t_port();
-	c_report_open();
 	EXPECT_INT(sizeof(struct common_data), 28);
 	EXPECT_INT(offsetof(struct common_data, descriptors), 4);
-	t_server_start(server, NULL);
-	peer = t_peer();
+	peer = c_start_serving(serve);
 
 	for (int r = 0; r < NROUNDS; r++) {
 		struct rpma_conn_private_data pd = {out, 0};
@@ -179,7 +169,5 @@ main(void)
 	EXPECT_TRUE(c_event_is(conn, RPMA_CONN_REJECTED));
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 
-	EXPECT_INT(t_server_join(), 0);
-	EXPECT_INT(rpma_peer_delete(&peer), 0);
-	return t_end();
+	return c_end(peer);
 }

@@ -18,9 +18,8 @@ server(void *arg)
 	struct rpma_conn *conn = NULL;
 	struct rpma_conn_private_data pd = {NULL, 0};
 
-	if (rpma_ep_listen(peer, t_ip(), er_port(), &ep))
+	if (er_listen(peer, &ep))
 		return 10;
-	t_server_ready();
 
 	/* the first client is refused */
 	er_put("next_conn_req", rpma_ep_next_conn_req(ep, NULL, &req));
@@ -34,12 +33,8 @@ server(void *arg)
 	er_put("connect", rpma_conn_req_connect(&req, NULL, &conn));
 	if (conn == NULL)
 		return 11;
-	er_put("event", er_next_event(conn, ER_WAIT_MS));
-	er_put("event", er_next_event(conn, ER_WAIT_MS));
-	er_put("disconnect", rpma_conn_disconnect(conn));
-	er_put("conn_delete", rpma_conn_delete(&conn));
-	er_put("ep_shutdown", rpma_ep_shutdown(&ep));
-	return rpma_peer_delete(&peer) ? 12 : 0;
+	er_put_conn_life(&conn);
+	return er_server_end(&ep, &peer, 12);
 }
 
 int
@@ -50,7 +45,6 @@ main(void)
 	struct rpma_peer *peer = t_peer();
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
-	struct rpma_conn_private_data pd = {ER_SENTINEL_PTR, 9};
 	char tag = '1';
 	struct rpma_conn_private_data cpd = {&tag, 1};
 
@@ -63,14 +57,7 @@ main(void)
 	EXPECT_INT(SRV("conn_req_delete"), 0);
 	EXPECT_INT(SRV("req NULL"), 1);
 	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_REJECTED");
-	EXPECT_INT(rpma_conn_get_private_data(conn, &pd), 0);
-	EXPECT_TRUE(pd.ptr == NULL);
-	EXPECT_INT(pd.len, 0);
-	EXPECT_STR(er_ev(er_next_event(conn, 300)), "no event in time");
-	EXPECT_INT(rpma_conn_disconnect(conn), 0);
-	EXPECT_STR(er_ev(er_next_event(conn, 300)), "no event in time");
-	EXPECT_INT(rpma_conn_delete(&conn), 0);
-	EXPECT_TRUE(conn == NULL);
+	er_expect_after_reject(&conn);
 
 	t_note("the second client is accepted");
 	tag = '2';
@@ -80,13 +67,8 @@ main(void)
 	EXPECT_INT(SRV("req_get_private_data"), 0);
 	EXPECT_INT(SRV("first byte"), '2');
 	EXPECT_INT(SRV("connect"), 0);
-	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_ESTABLISHED");
-	EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_ESTABLISHED");
-	EXPECT_INT(rpma_conn_disconnect(conn), 0);
-	EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_CLOSED");
-	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_CLOSED");
-	EXPECT_INT(SRV("disconnect"), 0);
-	EXPECT_INT(SRV("conn_delete"), 0);
+	er_expect_conn_up(conn);
+	er_expect_conn_down(conn);
 	EXPECT_INT(SRV("ep_shutdown"), 0);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 	EXPECT_INT(er_server_join(), 0);

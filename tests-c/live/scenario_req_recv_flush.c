@@ -12,11 +12,6 @@
 
 #include "ep-req.h"
 
-#define CTX_A ((const void *)(uintptr_t)0x77)
-#define CTX_B ((const void *)(uintptr_t)0x78)
-
-static char sbuf[64];
-
 static int
 server(void *arg)
 {
@@ -27,17 +22,11 @@ server(void *arg)
 	struct rpma_conn *conn = NULL;
 	struct rpma_mr_local *mr = NULL;
 	struct rpma_cq *cq = NULL;
+	int failed = er_recv_server_begin(peer, &ep, &mr, &req);
 
-	if (rpma_ep_listen(peer, t_ip(), er_port(), &ep) ||
-			rpma_mr_reg(peer, sbuf, sizeof(sbuf), RPMA_MR_USAGE_RECV, &mr))
-		return 10;
-	t_server_ready();
-	er_put("next_conn_req", rpma_ep_next_conn_req(ep, NULL, &req));
-	if (req == NULL)
-		return 11;
-	er_put("recv op_context NULL", rpma_conn_req_recv(req, mr, 0, 8, NULL));
-	er_put("recv len 0", rpma_conn_req_recv(req, mr, 8, 0, CTX_A));
-	er_put("recv beyond the region", rpma_conn_req_recv(req, mr, 1000, 8, CTX_B));
+	if (failed)
+		return failed;
+	er_put_recvs(req, mr);
 	er_put("connect", rpma_conn_req_connect(&req, NULL, &conn));
 	if (conn == NULL)
 		return 12;
@@ -68,8 +57,7 @@ server(void *arg)
 	}
 	er_put("conn_delete", rpma_conn_delete(&conn));
 	er_put("mr_dereg", rpma_mr_dereg(&mr));
-	er_put("ep_shutdown", rpma_ep_shutdown(&ep));
-	return rpma_peer_delete(&peer) ? 13 : 0;
+	return er_server_end(&ep, &peer, 13);
 }
 
 int
@@ -78,20 +66,15 @@ main(void)
 	t_begin();
 
 	struct rpma_peer *peer = t_peer();
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 
 	er_server_start(server, NULL);
-	EXPECT_INT(rpma_conn_req_new(peer, t_ip(), er_port(), NULL, &req), 0);
-	EXPECT_INT(rpma_conn_req_connect(&req, NULL, &conn), 0);
+	conn = er_connect(peer);
 	EXPECT_INT(SRV("next_conn_req"), 0);
-	EXPECT_INT(SRV("recv op_context NULL"), 0);
-	EXPECT_INT(SRV("recv len 0"), 0);
-	EXPECT_INT(SRV("recv beyond the region"), 0);
+	er_expect_recvs();
 	EXPECT_INT(SRV("connect"), 0);
 	EXPECT_INT(SRV("get_cq"), 0);
-	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_ESTABLISHED");
-	EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_ESTABLISHED");
+	er_expect_conn_up(conn);
 	EXPECT_INT(SRV("get_wc while connected"), RPMA_E_NO_COMPLETION);
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
 	EXPECT_STR(er_ev(SRV("event")), "RPMA_CONN_CLOSED");
