@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::OnceLock;
 
 use crate::alloc::try_box;
-use crate::conn_req::Queues;
+use crate::conn_req::{release_parts, Queues};
 use crate::cq::Cq;
 use crate::error::{Error, Result};
 use crate::flush::Apm;
@@ -40,46 +40,36 @@ unsafe impl Send for Conn {}
 unsafe impl Sync for Conn {}
 
 impl Conn {
-    /// Makes the connection object from a request's parts: a private event
-    /// channel for the id, and the flush read target. `accepted`: the
-    /// passive side already accepted, so a failure here disconnects.
-    pub(crate) fn new(
-        peer: &Peer,
-        id: CmId,
-        queues: Queues,
-        private_data: Option<Box<[u8]>>,
-        accepted: bool,
-    ) -> Result<Box<Conn>> {
-        let conn = try_box(Conn {
+    /// An empty connection object, for a request to move its parts into.
+    pub(crate) fn alloc() -> Result<Box<Conn>> {
+        try_box(Conn {
             id: None,
             queues: None,
             evch: None,
             flush: None,
             private_data: OnceLock::new(),
             direct_write_to_pmem: AtomicBool::new(false),
-        });
-        let mut conn = match conn {
-            Ok(c) => c,
-            Err(e) => {
-                if accepted {
-                    let _ = id.disconnect();
-                }
-                let mut errors = FirstError::default();
-                let shared = queues.release(&id, &mut errors);
-                drop(id);
-                drop(shared);
-                return Err(e);
-            }
-        };
-        conn.id = Some(id);
-        conn.queues = Some(queues);
-        if let Err(e) = conn.finish(peer, private_data) {
-            if accepted {
-                let _ = conn.id().disconnect();
-            }
-            return Err(e);
+        })
+    }
+
+    /// Takes over a request's parts and gives the id a private event
+    /// channel and the flush read target. `accepted`: the passive side
+    /// already accepted, so a failure here disconnects.
+    pub(crate) fn attach(
+        &mut self,
+        peer: &Peer,
+        id: CmId,
+        queues: Queues,
+        private_data: Option<Box<[u8]>>,
+        accepted: bool,
+    ) -> Result<()> {
+        self.id = Some(id);
+        self.queues = Some(queues);
+        let r = self.finish(peer, private_data);
+        if r.is_err() && accepted {
+            let _ = self.id().disconnect();
         }
-        Ok(conn)
+        r
     }
 
     fn finish(&mut self, peer: &Peer, private_data: Option<Box<[u8]>>) -> Result<()> {
@@ -224,11 +214,7 @@ impl Conn {
         let Some(id) = self.id.take() else {
             return errors.result();
         };
-        let shared = self.queues.take().and_then(|q| q.release(&id, &mut errors));
-        errors.note(id.destroy());
-        if let Some(ch) = shared {
-            errors.note(ch.destroy());
-        }
+        release_parts(id, self.queues.take(), false, &mut errors);
         // The channel goes last: the id used it until it was destroyed.
         self.evch = None;
         errors.result()

@@ -74,16 +74,33 @@ impl Queues {
         id.create_qp(&mut attr)?;
         Ok(Queues { cq, rcq, shared })
     }
+}
 
-    /// Releases the QP of `id`, then the CQs; the shared channel is
-    /// returned, since it must outlive the id.
-    pub(crate) fn release(self, id: &CmId, errors: &mut FirstError) -> Option<CompChannel> {
-        id.destroy_qp();
-        if let Some(rcq) = self.rcq {
+/// Releases the parts of a request or connection in the C library's order:
+/// the QP, the CQs, a reject when `reject`, the id, and last the shared
+/// channel the CQs reported to. Every step is attempted; the first error
+/// is kept in `errors`.
+pub(crate) fn release_parts(
+    id: CmId,
+    queues: Option<Queues>,
+    reject: bool,
+    errors: &mut FirstError,
+) {
+    id.destroy_qp();
+    let mut shared = None;
+    if let Some(q) = queues {
+        if let Some(rcq) = q.rcq {
             errors.note(rcq.destroy());
         }
-        errors.note(self.cq.destroy());
-        self.shared
+        errors.note(q.cq.destroy());
+        shared = q.shared;
+    }
+    if reject {
+        errors.note(id.reject());
+    }
+    errors.note(id.destroy());
+    if let Some(ch) = shared {
+        errors.note(ch.destroy());
     }
 }
 
@@ -214,11 +231,7 @@ impl ConnReq {
         len: usize,
         op_context: *const c_void,
     ) -> Result<()> {
-        let mut sge = sys::ibv_sge {
-            addr: (dst.ptr() as u64).wrapping_add(offset as u64),
-            length: len as u32,
-            lkey: dst.lkey(),
-        };
+        let mut sge = dst.sge(offset, len);
         let mut wr = sys::ibv_recv_wr {
             wr_id: op_context as u64,
             next: std::ptr::null_mut(),
@@ -235,27 +248,29 @@ impl ConnReq {
     }
 
     /// Connects (active) or accepts (passive), sending `pdata` as private
-    /// data. The request is consumed whatever happens.
+    /// data. The request is consumed whatever happens; until its parts move
+    /// into the connection, a failure releases (and rejects) it on drop.
     pub fn connect(mut self, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
         let mut param = conn_param(pdata);
         // SAFETY: the peer outlives the request (contract of new/listen).
         let peer = unsafe { self.peer.as_ref() };
+        if self.passive {
+            self.id().accept(&mut param)?;
+        }
+        // Out of memory after an accept disconnects, as in the C library
+        // (the reject that dropping the request then sends has no effect).
+        let mut conn = Conn::alloc().inspect_err(|_| {
+            if self.passive {
+                let _ = self.id().disconnect();
+            }
+        })?;
         let id = self.id.take().expect("present until released");
         let queues = self.queues.take().expect("present until released");
-        let pdata = self.private_data.take();
-        if self.passive {
-            if let Err(e) = id.accept(&mut param) {
-                // Put the parts back so Drop releases (and rejects) them.
-                self.id = Some(id);
-                self.queues = Some(queues);
-                return Err(e);
-            }
-            Conn::new(peer, id, queues, pdata, true)
-        } else {
-            let conn = Conn::new(peer, id, queues, pdata, false)?;
+        conn.attach(peer, id, queues, self.private_data.take(), self.passive)?;
+        if !self.passive {
             conn.connect(&mut param)?;
-            Ok(conn)
         }
+        Ok(conn)
     }
 
     fn release(&mut self) -> Result<()> {
@@ -263,14 +278,7 @@ impl ConnReq {
         let Some(id) = self.id.take() else {
             return Ok(());
         };
-        let shared = self.queues.take().and_then(|q| q.release(&id, &mut errors));
-        if self.passive {
-            errors.note(id.reject());
-        }
-        errors.note(id.destroy());
-        if let Some(ch) = shared {
-            errors.note(ch.destroy());
-        }
+        release_parts(id, self.queues.take(), self.passive, &mut errors);
         self.private_data = None;
         errors.result()
     }

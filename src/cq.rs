@@ -38,7 +38,10 @@ impl Cq {
             Some(_) => None,
             None => Some(CompChannel::new(ctx)?),
         };
-        let channel = shared.or(own_channel.as_ref()).map(CompChannel::as_ptr);
+        let channel = shared
+            .or(own_channel.as_ref())
+            .map_or(std::ptr::null_mut(), CompChannel::as_ptr);
+        let channel = NonNull::new(channel).expect("a shared or an own channel");
         // SAFETY: ctx is live; the channel (if any) belongs to ctx. A size
         // above i32::MAX wraps like the C library's implicit conversion and
         // is refused by the provider.
@@ -47,7 +50,7 @@ impl Cq {
                 ctx,
                 size as c_int,
                 std::ptr::null_mut(),
-                channel.unwrap_or(std::ptr::null_mut()),
+                channel.as_ptr(),
                 0,
             )
         };
@@ -55,8 +58,7 @@ impl Cq {
         let cq = Cq {
             cq,
             own_channel,
-            // SAFETY: one of the two channels above exists.
-            channel: NonNull::new(channel.unwrap()).unwrap(),
+            channel,
         };
         cq.arm()?;
         Ok(cq)

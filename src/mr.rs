@@ -143,14 +143,21 @@ impl MrLocal {
         d
     }
 
-    /// Gives the device a paging hint for part of the region
-    /// (`ibv_advise_mr`); bounds are the kernel's to check.
-    pub fn advise(&self, offset: usize, len: usize, advice: c_int, flags: u32) -> Result<()> {
-        let mut sge = sys::ibv_sge {
+    /// The scatter/gather entry for `len` bytes at `offset`: the device
+    /// checks the range against the registration, so neither is checked
+    /// here, and `len` is cut to 32 bits as in the C library.
+    pub(crate) fn sge(&self, offset: usize, len: usize) -> sys::ibv_sge {
+        sys::ibv_sge {
             addr: (self.ptr() as u64).wrapping_add(offset as u64),
             length: len as u32,
             lkey: self.lkey(),
-        };
+        }
+    }
+
+    /// Gives the device a paging hint for part of the region
+    /// (`ibv_advise_mr`); bounds are the kernel's to check.
+    pub fn advise(&self, offset: usize, len: usize, advice: c_int, flags: u32) -> Result<()> {
+        let mut sge = self.sge(offset, len);
         // SAFETY: the MR and its PD are live; one SGE is passed.
         let ret = unsafe {
             sys::ibv_advise_mr(
