@@ -261,6 +261,128 @@ int rpma_conn_disconnect(struct rpma_conn *conn);
 int rpma_conn_delete(struct rpma_conn **conn_ptr);
 
 /**
+ * Reads from the peer's memory.
+ *
+ * # Safety
+ * `conn`, `dst` and `src` are NULL or live objects of this library.
+ */
+int rpma_read(struct rpma_conn *conn,
+              struct rpma_mr_local *dst,
+              size_t dst_offset,
+              const struct rpma_mr_remote *src,
+              size_t src_offset,
+              size_t len,
+              int flags,
+              const void *op_context);
+
+/**
+ * Writes to the peer's memory.
+ *
+ * # Safety
+ * `conn`, `dst` and `src` are NULL or live objects of this library.
+ */
+int rpma_write(struct rpma_conn *conn,
+               struct rpma_mr_remote *dst,
+               size_t dst_offset,
+               const struct rpma_mr_local *src,
+               size_t src_offset,
+               size_t len,
+               int flags,
+               const void *op_context);
+
+/**
+ * Writes to the peer's memory and hands `imm` to the peer's next receive.
+ *
+ * # Safety
+ * `conn`, `dst` and `src` are NULL or live objects of this library.
+ */
+int rpma_write_with_imm(struct rpma_conn *conn,
+                        struct rpma_mr_remote *dst,
+                        size_t dst_offset,
+                        const struct rpma_mr_local *src,
+                        size_t src_offset,
+                        size_t len,
+                        int flags,
+                        uint32_t imm,
+                        const void *op_context);
+
+/**
+ * Writes 8 bytes to the peer's memory in one piece.
+ *
+ * # Safety
+ * `conn` and `dst` are NULL or live objects of this library; `src` is NULL
+ * or points to 8 readable bytes.
+ */
+int rpma_atomic_write(struct rpma_conn *conn,
+                      struct rpma_mr_remote *dst,
+                      size_t dst_offset,
+                      const char *src,
+                      int flags,
+                      const void *op_context);
+
+/**
+ * Makes earlier writes to the peer's memory visible or persistent there.
+ *
+ * # Safety
+ * `conn` and `dst` are NULL or live objects of this library.
+ */
+int rpma_flush(struct rpma_conn *conn,
+               struct rpma_mr_remote *dst,
+               size_t dst_offset,
+               size_t len,
+               enum rpma_flush_type type,
+               int flags,
+               const void *op_context);
+
+/**
+ * Sends a message.
+ *
+ * # Safety
+ * `conn` and `src` are NULL or live objects of this library.
+ */
+int rpma_send(struct rpma_conn *conn,
+              const struct rpma_mr_local *src,
+              size_t offset,
+              size_t len,
+              int flags,
+              const void *op_context);
+
+/**
+ * Sends a message with immediate data.
+ *
+ * # Safety
+ * `conn` and `src` are NULL or live objects of this library.
+ */
+int rpma_send_with_imm(struct rpma_conn *conn,
+                       const struct rpma_mr_local *src,
+                       size_t offset,
+                       size_t len,
+                       int flags,
+                       uint32_t imm,
+                       const void *op_context);
+
+/**
+ * Posts a buffer for the peer's next message.
+ *
+ * # Safety
+ * `conn` and `dst` are NULL or live objects of this library.
+ */
+int rpma_recv(struct rpma_conn *conn,
+              struct rpma_mr_local *dst,
+              size_t offset,
+              size_t len,
+              const void *op_context);
+
+/**
+ * Waits on the connection's shared completion channel.
+ *
+ * # Safety
+ * `conn` is NULL or a live connection; `cq` is NULL or writable; `is_rcq`
+ * is NULL or writable.
+ */
+int rpma_conn_wait(struct rpma_conn *conn, int flags, struct rpma_cq **cq, bool *is_rcq);
+
+/**
  * Creates a connection configuration with the default values.
  *
  * # Safety
@@ -442,6 +564,31 @@ int rpma_conn_req_recv(struct rpma_conn_req *req,
  */
 int rpma_conn_req_get_private_data(const struct rpma_conn_req *req,
                                    struct rpma_conn_private_data *pdata);
+
+/**
+ * The fd of the channel the CQ reports to.
+ *
+ * # Safety
+ * `cq` is NULL or a live CQ; `fd` is NULL or writable.
+ */
+int rpma_cq_get_fd(const struct rpma_cq *cq, int *fd);
+
+/**
+ * Waits for the CQ's channel to report completions.
+ *
+ * # Safety
+ * `cq` is NULL or a live CQ.
+ */
+int rpma_cq_wait(struct rpma_cq *cq);
+
+/**
+ * Takes up to `num_entries` completions.
+ *
+ * # Safety
+ * `cq` is NULL or a live CQ; `wc` is NULL or writable for `num_entries`
+ * entries; `num_entries_got` is NULL or writable.
+ */
+int rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *num_entries_got);
 
 /**
  * Starts listening for connections.
@@ -678,6 +825,44 @@ int rpma_peer_cfg_get_descriptor_size(const struct rpma_peer_cfg *pcfg, size_t *
 int rpma_peer_cfg_from_descriptor(const void *desc,
                                   size_t desc_size,
                                   struct rpma_peer_cfg **pcfg_ptr);
+
+/**
+ * Creates a shared receive queue.
+ *
+ * # Safety
+ * `peer` is NULL or a live peer; `cfg` is NULL or a live configuration;
+ * `srq_ptr` is NULL or writable.
+ */
+int rpma_srq_new(struct rpma_peer *peer, struct rpma_srq_cfg *cfg, struct rpma_srq **srq_ptr);
+
+/**
+ * Deletes a shared receive queue.
+ *
+ * # Safety
+ * `srq_ptr` is NULL or points to NULL or to an SRQ from this library that
+ * no connection uses any more.
+ */
+int rpma_srq_delete(struct rpma_srq **srq_ptr);
+
+/**
+ * Posts a buffer for a message to any connection using the SRQ.
+ *
+ * # Safety
+ * `srq` and `dst` are NULL or live objects of this library.
+ */
+int rpma_srq_recv(struct rpma_srq *srq,
+                  struct rpma_mr_local *dst,
+                  size_t offset,
+                  size_t len,
+                  const void *op_context);
+
+/**
+ * The SRQ's receive CQ, or NULL.
+ *
+ * # Safety
+ * `srq` is NULL or a live SRQ; `rcq_ptr` is NULL or writable.
+ */
+int rpma_srq_get_rcq(const struct rpma_srq *srq, struct rpma_cq **rcq_ptr);
 
 /**
  * Creates a shared-RQ configuration with the default values.

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::log::Level;
 use crate::mr::MrLocal;
 use crate::peer::Peer;
+use crate::post;
 use crate::sys;
 use crate::verbs::{AddrInfo, CmId, CompChannel, FirstError};
 
@@ -231,20 +232,12 @@ impl ConnReq {
         len: usize,
         op_context: *const c_void,
     ) -> Result<()> {
-        let mut sge = dst.sge(offset, len);
-        let mut wr = sys::ibv_recv_wr {
-            wr_id: op_context as u64,
-            next: std::ptr::null_mut(),
-            sg_list: &mut sge,
-            num_sge: 1,
-        };
-        let mut bad = std::ptr::null_mut();
-        // SAFETY: the QP is live; wr and sge are valid for the call.
-        let ret = unsafe { sys::ibv_post_recv(self.id().qp(), &mut wr, &mut bad) };
-        if ret != 0 {
-            return Err(crate::verbs::provider_failed_with("ibv_post_recv", ret));
-        }
-        Ok(())
+        post::recv(
+            post::RecvQueue::Qp(self.id().qp()),
+            Some(dst.sge(offset, len)),
+            op_context,
+            "rpma_mr_recv\0",
+        )
     }
 
     /// Connects (active) or accepts (passive), sending `pdata` as private

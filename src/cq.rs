@@ -4,11 +4,13 @@
 //! created, so its channel fd becomes readable at the first completion.
 
 use std::ffi::c_int;
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::log::Level;
 use crate::sys;
-use crate::verbs::{check, provider_failed, CompChannel};
+use crate::verbs::{check, next_cq_event, provider_failed, CompChannel};
 
 /// A completion queue and the channel that reports its completions: its own
 /// channel, or one shared by all queues of a connection.
@@ -70,6 +72,63 @@ impl Cq {
         check("ibv_req_notify_cq", unsafe {
             sys::ibv_req_notify_cq(self.cq.as_ptr(), 0)
         })
+    }
+
+    /// Acknowledges one channel event of this CQ.
+    pub(crate) fn ack_one(&self) {
+        // SAFETY: the CQ is live and the event being acknowledged was
+        // taken from its channel.
+        unsafe { sys::ibv_ack_cq_events(self.cq.as_ptr(), 1) };
+    }
+
+    /// Blocks (unless its fd was made non-blocking) until the CQ's own
+    /// channel reports completions, then arms it again. A successful wait
+    /// does not promise a completion: callers poll until it is empty.
+    pub fn wait(&self) -> Result<()> {
+        if self.channel_is_shared() {
+            return Err(Error::SharedChannel);
+        }
+        next_cq_event(self.channel).ok_or(Error::NoCompletion)?;
+        self.ack_one();
+        self.arm()
+    }
+
+    /// Moves up to `wc.len()` completions into `wc` and returns how many;
+    /// `RPMA_E_NO_COMPLETION` when there are none. Failed work requests are
+    /// completions too: their status tells.
+    pub fn get_wc(&self, wc: &mut [MaybeUninit<sys::ibv_wc>]) -> Result<usize> {
+        let asked = c_int::try_from(wc.len()).map_err(|_| Error::Inval)?;
+        // SAFETY: the CQ is live; the provider writes at most `asked`
+        // entries into the slice, whose MaybeUninit elements have the
+        // layout of ibv_wc.
+        let got = unsafe { sys::ibv_poll_cq(self.cq.as_ptr(), asked, wc.as_mut_ptr().cast()) };
+        match got {
+            0 => {
+                rpma_log!(Level::Debug, "rpma_cq_get_wc", "No completion in the CQ");
+                Err(Error::NoCompletion)
+            }
+            n if n < 0 => {
+                // Providers return a negative count without setting errno.
+                rpma_log!(
+                    Level::Error,
+                    "rpma_cq_get_wc",
+                    "ibv_poll_cq() failed: {}",
+                    n
+                );
+                Err(Error::Provider)
+            }
+            n if n > asked => {
+                rpma_log!(
+                    Level::Error,
+                    "rpma_cq_get_wc",
+                    "ibv_poll_cq() returned {} completions, more than the {} asked for",
+                    n,
+                    asked
+                );
+                Err(Error::Unknown)
+            }
+            n => Ok(n as usize),
+        }
     }
 
     pub fn as_ptr(&self) -> *mut sys::ibv_cq {

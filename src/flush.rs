@@ -8,9 +8,53 @@ use std::ptr::NonNull;
 
 use crate::error::{Error, Result};
 use crate::log::Level;
-use crate::mr::{usage, MrLocal};
+use crate::mr::{usage, MrLocal, MrRemote};
 use crate::peer::Peer;
 use crate::verbs::{errno, Errno};
+
+/// How far a flush pushes the data written before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlushType {
+    /// Into persistent memory (`RPMA_FLUSH_TYPE_PERSISTENT`).
+    Persistent,
+    /// To where every reader of the remote memory sees it
+    /// (`RPMA_FLUSH_TYPE_VISIBILITY`).
+    Visibility,
+    /// Any other value of the C enum: the C library does not refuse it and
+    /// flushes as for the other two; so do we.
+    Other,
+}
+
+impl FlushType {
+    pub fn from_c(value: std::ffi::c_int) -> FlushType {
+        match value {
+            0 => FlushType::Persistent,
+            1 => FlushType::Visibility,
+            _ => FlushType::Other,
+        }
+    }
+}
+
+/// Whether a flush of `kind` to `dst` is possible on a connection whose
+/// peer does (or does not) write directly to persistent memory.
+pub(crate) fn check(kind: FlushType, direct_write_to_pmem: bool, dst: &MrRemote) -> Result<()> {
+    let allowed = dst.flush_type();
+    // The messages are the C library's: programs may look for them.
+    let refusal = match kind {
+        FlushType::Persistent if !direct_write_to_pmem => {
+            "Connection does not support flush to persistency. Check if the remote node supports direct write to persistent memory."
+        }
+        FlushType::Persistent if allowed & usage::FLUSH_TYPE_PERSISTENT == 0 => {
+            "The remote memory region does not support flushing to persistency"
+        }
+        FlushType::Visibility if allowed & usage::FLUSH_TYPE_VISIBILITY == 0 => {
+            "The remote memory region does not support flushing to global visibility"
+        }
+        _ => return Ok(()),
+    };
+    rpma_log!(Level::Error, "rpma_flush", "{}", refusal);
+    Err(Error::NoSupp)
+}
 
 /// Bytes one emulated flush reads.
 pub(crate) const READ_LEN: usize = 8;
@@ -76,6 +120,11 @@ impl Apm {
         // (release order in delete/drop).
         apm.mr = Some(unsafe { MrLocal::reg(peer, page.as_ptr(), READ_LEN, usage::READ_DST) }?);
         Ok(apm)
+    }
+
+    /// The registered part of the page, where flush reads land.
+    pub(crate) fn mr(&self) -> &MrLocal {
+        self.mr.as_ref().expect("registered until deleted")
     }
 
     /// Deregisters and unmaps; a failed unmap is `RPMA_E_INVAL`, as in the

@@ -20,6 +20,7 @@ mod flush;
 pub mod mr;
 pub mod peer;
 pub mod peer_cfg;
+mod post;
 pub mod srq;
 pub mod srq_cfg;
 pub mod utils;
@@ -29,3 +30,5 @@ pub mod capi;
 pub mod sys;
 
 pub use error::{Error, Result};
+pub use flush::FlushType;
+pub use post::Completion;

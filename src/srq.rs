@@ -1,14 +1,14 @@
 //! Shared receive queue: one receive queue that several connections take
 //! their incoming messages from, optionally with its own receive CQ.
-//!
-//! The C functions for SRQs come with the data path; the core type exists
-//! already because connections are wired to an SRQ when they are built.
 
+use std::ffi::c_void;
 use std::ptr::NonNull;
 
 use crate::cq::Cq;
 use crate::error::Result;
+use crate::mr::MrLocal;
 use crate::peer::Peer;
+use crate::post;
 use crate::srq_cfg::SrqCfg;
 use crate::sys;
 use crate::verbs::{check, provider_failed};
@@ -49,6 +49,24 @@ impl Srq {
 
     pub fn as_ptr(&self) -> *mut sys::ibv_srq {
         self.srq.as_ptr()
+    }
+
+    /// Posts a buffer for a message to any connection using the SRQ
+    /// (nothing: a 0-byte buffer). Buffers are taken in no promised order.
+    pub fn recv(
+        &self,
+        dst: Option<&MrLocal>,
+        offset: usize,
+        len: usize,
+        op_context: *const c_void,
+    ) -> Result<()> {
+        let sge = post::local(dst, offset, len)?;
+        post::recv(
+            post::RecvQueue::Srq(self.as_ptr()),
+            sge,
+            op_context,
+            "rpma_mr_srq_recv\0",
+        )
     }
 
     /// The SRQ's own receive CQ, if it has one.

@@ -277,6 +277,12 @@ impl CompChannel {
         unsafe { self.0.as_ref().fd }
     }
 
+    /// Blocks (unless the fd is non-blocking) for the next event; see
+    /// [`next_cq_event`].
+    pub(crate) fn next_cq_event(&self) -> Option<*mut sys::ibv_cq> {
+        next_cq_event(self.0)
+    }
+
     pub(crate) fn destroy(self) -> Result<()> {
         let ch = self.0.as_ptr();
         std::mem::forget(self);
@@ -292,6 +298,18 @@ impl Drop for CompChannel {
         // SAFETY: as in destroy.
         unsafe { sys::ibv_destroy_comp_channel(self.0.as_ptr()) };
     }
+}
+
+/// Takes the next event of a completion channel: the CQ that has new
+/// completions, or None when `ibv_get_cq_event` fails (including EAGAIN on
+/// a non-blocking fd). The caller acknowledges the event on that CQ.
+pub(crate) fn next_cq_event(channel: NonNull<sys::ibv_comp_channel>) -> Option<*mut sys::ibv_cq> {
+    let mut cq = std::ptr::null_mut();
+    let mut ctx = std::ptr::null_mut();
+    // SAFETY: the channel is live (borrowed from its owner); both outputs
+    // are valid for writing.
+    let ret = unsafe { sys::ibv_get_cq_event(channel.as_ptr(), &mut cq, &mut ctx) };
+    (ret == 0).then_some(cq)
 }
 
 /// Keeps the first error of a sequence of release steps, runs them all.

@@ -1,12 +1,15 @@
-use std::ffi::c_int;
+use std::ffi::{c_char, c_int, c_void};
+use std::ptr::NonNull;
 
 use super::conn_req::private_data;
-use super::types::{rpma_conn_private_data, ConnEventArg};
+use super::types::{rpma_conn_private_data, ConnEventArg, FlushTypeArg};
 use super::{arg, boundary, get, out, put, take_handle};
-use crate::conn::Conn;
+use crate::conn::{Conn, ATOMIC_WRITE_LEN};
 use crate::cq::Cq;
 use crate::error::Error;
+use crate::mr::{MrLocal, MrRemote};
 use crate::peer_cfg::PeerCfg;
+use crate::{Completion, FlushType};
 
 /// The connection's event fd.
 ///
@@ -135,4 +138,268 @@ pub unsafe extern "C" fn rpma_conn_disconnect(conn: *mut Conn) -> c_int {
 pub unsafe extern "C" fn rpma_conn_delete(conn_ptr: *mut *mut Conn) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { take_handle(conn_ptr) }?.map_or(Ok(()), |c| (*c).delete()))
+}
+
+/// Reads from the peer's memory.
+///
+/// # Safety
+/// `conn`, `dst` and `src` are NULL or live objects of this library.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_read(
+    conn: *mut Conn,
+    dst: *mut MrLocal,
+    dst_offset: usize,
+    src: *const MrRemote,
+    src_offset: usize,
+    len: usize,
+    flags: c_int,
+    op_context: *const c_void,
+) -> c_int {
+    boundary(|| {
+        // SAFETY: caller contract above.
+        let (conn, dst, src) = unsafe { (arg(conn)?, dst.as_ref(), src.as_ref()) };
+        let completion = Completion::from_flags(flags)?;
+        conn.read(
+            dst, dst_offset, src, src_offset, len, completion, op_context,
+        )
+    })
+}
+
+/// Writes to the peer's memory.
+///
+/// # Safety
+/// `conn`, `dst` and `src` are NULL or live objects of this library.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_write(
+    conn: *mut Conn,
+    dst: *mut MrRemote,
+    dst_offset: usize,
+    src: *const MrLocal,
+    src_offset: usize,
+    len: usize,
+    flags: c_int,
+    op_context: *const c_void,
+) -> c_int {
+    // SAFETY: caller contract above.
+    unsafe {
+        write(
+            conn, dst, dst_offset, src, src_offset, len, flags, None, op_context,
+        )
+    }
+}
+
+/// Writes to the peer's memory and hands `imm` to the peer's next receive.
+///
+/// # Safety
+/// `conn`, `dst` and `src` are NULL or live objects of this library.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_write_with_imm(
+    conn: *mut Conn,
+    dst: *mut MrRemote,
+    dst_offset: usize,
+    src: *const MrLocal,
+    src_offset: usize,
+    len: usize,
+    flags: c_int,
+    imm: u32,
+    op_context: *const c_void,
+) -> c_int {
+    // SAFETY: caller contract above.
+    unsafe {
+        write(
+            conn,
+            dst,
+            dst_offset,
+            src,
+            src_offset,
+            len,
+            flags,
+            Some(imm),
+            op_context,
+        )
+    }
+}
+
+/// The body of both writes.
+///
+/// # Safety
+/// As for `rpma_write`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn write(
+    conn: *mut Conn,
+    dst: *mut MrRemote,
+    dst_offset: usize,
+    src: *const MrLocal,
+    src_offset: usize,
+    len: usize,
+    flags: c_int,
+    imm: Option<u32>,
+    op_context: *const c_void,
+) -> c_int {
+    boundary(|| {
+        // SAFETY: caller contract.
+        let (conn, dst, src) = unsafe { (arg(conn)?, dst.as_ref(), src.as_ref()) };
+        let completion = Completion::from_flags(flags)?;
+        conn.write(
+            dst, dst_offset, src, src_offset, len, completion, imm, op_context,
+        )
+    })
+}
+
+/// Writes 8 bytes to the peer's memory in one piece.
+///
+/// # Safety
+/// `conn` and `dst` are NULL or live objects of this library; `src` is NULL
+/// or points to 8 readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_atomic_write(
+    conn: *mut Conn,
+    dst: *mut MrRemote,
+    dst_offset: usize,
+    src: *const c_char,
+    flags: c_int,
+    op_context: *const c_void,
+) -> c_int {
+    boundary(|| {
+        // SAFETY: caller contract above; [u8; 8] has alignment 1.
+        let (conn, dst, src) = unsafe {
+            (
+                arg(conn)?,
+                arg(dst)?,
+                arg(src.cast::<[u8; ATOMIC_WRITE_LEN]>())?,
+            )
+        };
+        let completion = Completion::from_flags(flags)?;
+        conn.atomic_write(dst, dst_offset, src, completion, op_context)
+    })
+}
+
+/// Makes earlier writes to the peer's memory visible or persistent there.
+///
+/// # Safety
+/// `conn` and `dst` are NULL or live objects of this library.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_flush(
+    conn: *mut Conn,
+    dst: *mut MrRemote,
+    dst_offset: usize,
+    len: usize,
+    r#type: FlushTypeArg,
+    flags: c_int,
+    op_context: *const c_void,
+) -> c_int {
+    boundary(|| {
+        // SAFETY: caller contract above.
+        let (conn, dst) = unsafe { (arg(conn)?, arg(dst)?) };
+        let completion = Completion::from_flags(flags)?;
+        let kind = FlushType::from_c(r#type.0);
+        conn.flush(dst, dst_offset, len, kind, completion, op_context)
+    })
+}
+
+/// Sends a message.
+///
+/// # Safety
+/// `conn` and `src` are NULL or live objects of this library.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_send(
+    conn: *mut Conn,
+    src: *const MrLocal,
+    offset: usize,
+    len: usize,
+    flags: c_int,
+    op_context: *const c_void,
+) -> c_int {
+    // SAFETY: caller contract above.
+    unsafe { send(conn, src, offset, len, flags, None, op_context) }
+}
+
+/// Sends a message with immediate data.
+///
+/// # Safety
+/// `conn` and `src` are NULL or live objects of this library.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_send_with_imm(
+    conn: *mut Conn,
+    src: *const MrLocal,
+    offset: usize,
+    len: usize,
+    flags: c_int,
+    imm: u32,
+    op_context: *const c_void,
+) -> c_int {
+    // SAFETY: caller contract above.
+    unsafe { send(conn, src, offset, len, flags, Some(imm), op_context) }
+}
+
+/// The body of both sends.
+///
+/// # Safety
+/// As for `rpma_send`.
+unsafe fn send(
+    conn: *mut Conn,
+    src: *const MrLocal,
+    offset: usize,
+    len: usize,
+    flags: c_int,
+    imm: Option<u32>,
+    op_context: *const c_void,
+) -> c_int {
+    boundary(|| {
+        // SAFETY: caller contract.
+        let (conn, src) = unsafe { (arg(conn)?, src.as_ref()) };
+        let completion = Completion::from_flags(flags)?;
+        conn.send(src, offset, len, completion, imm, op_context)
+    })
+}
+
+/// Posts a buffer for the peer's next message.
+///
+/// # Safety
+/// `conn` and `dst` are NULL or live objects of this library.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_recv(
+    conn: *mut Conn,
+    dst: *mut MrLocal,
+    offset: usize,
+    len: usize,
+    op_context: *const c_void,
+) -> c_int {
+    boundary(|| {
+        // SAFETY: caller contract above.
+        let (conn, dst) = unsafe { (arg(conn)?, dst.as_ref()) };
+        conn.recv(dst, offset, len, op_context)
+    })
+}
+
+/// Waits on the connection's shared completion channel.
+///
+/// # Safety
+/// `conn` is NULL or a live connection; `cq` is NULL or writable; `is_rcq`
+/// is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_conn_wait(
+    conn: *mut Conn,
+    flags: c_int,
+    cq: *mut *mut Cq,
+    is_rcq: *mut bool,
+) -> c_int {
+    let _ = flags; // reserved
+    boundary(|| {
+        // SAFETY: caller contract above.
+        let conn = unsafe { arg(conn) }?;
+        let cq = out(cq)?;
+        let wake = conn.wait()?;
+        if let Some(is_rcq) = NonNull::new(is_rcq) {
+            // SAFETY: a non-NULL output pointer (caller contract).
+            unsafe { put(is_rcq, wake.is_rcq) };
+        }
+        let woken = match wake.rearmed {
+            Ok(()) => std::ptr::from_ref(wake.cq).cast_mut(),
+            Err(_) => std::ptr::null_mut(),
+        };
+        // SAFETY: checked output pointer.
+        unsafe { put(cq, woken) };
+        wake.rearmed
+    })
 }

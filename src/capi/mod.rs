@@ -9,12 +9,14 @@
 mod conn;
 mod conn_cfg;
 mod conn_req;
+mod cq;
 mod ep;
 mod err;
 mod log;
 mod mr;
 mod peer;
 mod peer_cfg;
+mod srq;
 mod srq_cfg;
 pub mod types;
 mod utils;

@@ -92,6 +92,12 @@ pub struct ContextTypeArg(pub c_int);
 #[derive(Clone, Copy)]
 pub struct ConnEventArg(pub c_int);
 
+/// `enum rpma_flush_type` as passed by C: any value, as the C library
+/// accepts any.
+#[repr(transparent)]
+#[derive(Clone, Copy)]
+pub struct FlushTypeArg(pub c_int);
+
 /// `enum rpma_log_level` as passed by C.
 #[repr(transparent)]
 #[derive(Clone, Copy)]

@@ -124,6 +124,17 @@ er_ev(int ev)
 	}
 }
 
+/*
+ * 1 when a client whose request the server failed to build saw what it
+ * may see: nothing (the C library leaves the request unanswered) or
+ * REJECTED (ours rejects it) -- never an established connection
+ */
+ER_UNUSED static int
+er_not_accepted(int ev)
+{
+	return ev == ER_NO_EVENT || ev == RPMA_CONN_REJECTED;
+}
+
 /* whether n bytes at p are all zero */
 ER_UNUSED static int
 er_all_zero(const void *p, size_t n)

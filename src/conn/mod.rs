@@ -17,6 +17,9 @@ use crate::sys;
 use crate::utils::ConnEvent;
 use crate::verbs::{copy_bytes, CmId, EventChannel, FirstError};
 
+mod ops;
+pub use ops::{Wake, ATOMIC_WRITE_LEN};
+
 /// A connection (opaque to C).
 #[derive(Debug)]
 pub struct Conn {
@@ -80,6 +83,11 @@ impl Conn {
             let _ = self.private_data.set(p);
         }
         Ok(())
+    }
+
+    /// Where the emulated flushes of this connection read to.
+    fn flush_target(&self) -> &crate::mr::MrLocal {
+        self.flush.as_ref().expect("present until deleted").mr()
     }
 
     fn id(&self) -> &CmId {

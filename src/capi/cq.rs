@@ -1,0 +1,61 @@
+use std::ffi::c_int;
+use std::mem::MaybeUninit;
+use std::ptr::NonNull;
+
+use super::{arg, boundary, get, put};
+use crate::cq::Cq;
+use crate::error::Error;
+use crate::sys::ibv_wc;
+
+/// The fd of the channel the CQ reports to.
+///
+/// # Safety
+/// `cq` is NULL or a live CQ; `fd` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_cq_get_fd(cq: *const Cq, fd: *mut c_int) -> c_int {
+    // SAFETY: caller contract above.
+    unsafe { get(cq, fd, Cq::fd) }
+}
+
+/// Waits for the CQ's channel to report completions.
+///
+/// # Safety
+/// `cq` is NULL or a live CQ.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_cq_wait(cq: *mut Cq) -> c_int {
+    // SAFETY: caller contract above.
+    boundary(|| unsafe { arg(cq) }?.wait())
+}
+
+/// Takes up to `num_entries` completions.
+///
+/// # Safety
+/// `cq` is NULL or a live CQ; `wc` is NULL or writable for `num_entries`
+/// entries; `num_entries_got` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_cq_get_wc(
+    cq: *mut Cq,
+    num_entries: c_int,
+    wc: *mut ibv_wc,
+    num_entries_got: *mut c_int,
+) -> c_int {
+    boundary(|| {
+        // SAFETY: caller contract above.
+        let cq = unsafe { arg(cq) }?;
+        let wc = NonNull::new(wc.cast::<MaybeUninit<ibv_wc>>()).ok_or(Error::Inval)?;
+        let got_slot = NonNull::new(num_entries_got);
+        if num_entries < 1 || (num_entries > 1 && got_slot.is_none()) {
+            return Err(Error::Inval);
+        }
+        // SAFETY: the caller provides num_entries (>= 1) writable entries;
+        // MaybeUninit makes no claim about their contents.
+        let wc = unsafe { std::slice::from_raw_parts_mut(wc.as_ptr(), num_entries as usize) };
+        let got = cq.get_wc(wc)?;
+        if let Some(slot) = got_slot {
+            // SAFETY: a non-NULL output pointer (caller contract); got is at
+            // most num_entries, so it fits.
+            unsafe { put(slot, got as c_int) };
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mock.h -- helpers shared by the live tests of the "mock" group
+ * (mock_*.c: provider failures injected through common/rpma_mock.c).
+ *
+ * The usual pair: the server (a child, never armed) registers a region,
+ * accepts one connection with the region's descriptor as private data and
+ * waits for the client to close it; the client (the parent, where the
+ * mocks are armed) connects, turns the private data into a remote region
+ * and works on it.
+ *
+ * Each test source must itself contain the line #include "rpma_mock.h"
+ * (that is what makes CMake link it with the mocks).
+ */
+#ifndef MOCK_H
+#define MOCK_H
+
+#include <errno.h>
+#include <poll.h>
+#include <time.h>
+
+#include "conn.h"
+#include "rpma_mock.h"
+
+#define M_UNUSED __attribute__((unused))
+
+/* the size of every buffer */
+#define M_BUF_SIZE 4096
+/* what the server's region allows */
+#define M_SERVER_USAGE (RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC | \
+		RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)
+/* what the client's region allows */
+#define M_CLIENT_USAGE (RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_READ_DST | \
+		RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV)
+
+/* sentinels for "output untouched" */
+static char m_sentinel_objs[2] M_UNUSED;
+#define M_SENTINEL_CQ ((struct rpma_cq *)&m_sentinel_objs[0])
+#define M_SENTINEL_SRQ ((struct rpma_srq *)&m_sentinel_objs[1])
+#define M_SENTINEL_INT 0x5EADBEEF
+
+/* ---- server ---- */
+
+/*
+ * server body for c_start_serving(): a region with M_SERVER_USAGE whose
+ * descriptor goes to the client as the private data of the accept; then
+ * waits for the client to close the connection
+ */
+static M_UNUSED void
+m_serve_region(struct rpma_peer *peer, struct rpma_ep *ep)
+{
+	void *buf = NULL;
+	struct rpma_mr_local *mr = c_reg_buf(peer, M_BUF_SIZE, M_SERVER_USAGE, &buf);
+	unsigned char desc[64];
+	size_t desc_size = 0;
+	struct rpma_conn *conn;
+
+	S_CHECK(rpma_mr_get_descriptor_size(mr, &desc_size) == 0);
+	S_CHECK(desc_size <= sizeof(desc));
+	S_CHECK(rpma_mr_get_descriptor(mr, desc) == 0);
+
+	struct rpma_conn_private_data pdata = {desc, (uint8_t)desc_size};
+
+	conn = c_accept(ep, NULL, &pdata);
+	if (conn != NULL)
+		S_CHECK(c_closed(&conn));
+	c_dereg_buf(&mr, buf);
+}
+
+/* ---- client ---- */
+
+/* the client's side of m_serve_region() */
+struct m_client {
+	struct rpma_conn *conn;
+	struct rpma_cq *cq;
+	struct rpma_mr_remote *remote; /* the server's region */
+	struct rpma_mr_local *mr; /* the client's own region */
+	void *buf;
+};
+
+/*
+ * client: connects with cfg (may be NULL), takes the server's region from
+ * the private data and registers a region of its own with M_CLIENT_USAGE;
+ * 1 when all of it worked (checked as one observation)
+ */
+static M_UNUSED int
+m_connect(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg, struct m_client *c)
+{
+	struct rpma_conn_private_data pdata = {NULL, 0};
+	int ok;
+
+	memset(c, 0, sizeof(*c));
+	c->conn = c_connect(peer, cfg, NULL);
+	ok = c->conn != NULL &&
+		rpma_conn_get_cq(c->conn, &c->cq) == 0 &&
+		rpma_conn_get_private_data(c->conn, &pdata) == 0 &&
+		pdata.ptr != NULL &&
+		rpma_mr_remote_from_descriptor(pdata.ptr, pdata.len, &c->remote) == 0 &&
+		posix_memalign(&c->buf, 4096, M_BUF_SIZE) == 0 &&
+		rpma_mr_reg(peer, c->buf, M_BUF_SIZE, M_CLIENT_USAGE, &c->mr) == 0;
+	EXPECT_TRUE(ok);
+	if (ok)
+		memset(c->buf, 0, M_BUF_SIZE);
+	return ok;
+}
+
+/* client: closes and releases what m_connect() made; 1 when all went well */
+static M_UNUSED int
+m_close(struct m_client *c)
+{
+	int ok = 1;
+
+	if (c->conn != NULL)
+		ok = c_close(&c->conn) && ok;
+	if (c->remote != NULL)
+		ok = rpma_mr_remote_delete(&c->remote) == 0 && ok;
+	if (c->mr != NULL)
+		ok = rpma_mr_dereg(&c->mr) == 0 && ok;
+	free(c->buf);
+	c->buf = NULL;
+	return ok;
+}
+
+static M_UNUSED long long
+m_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static M_UNUSED void
+m_sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * the next completion of cq into *wc, polled for up to C_WAIT_MS;
+ * rpma_cq_get_wc()'s last result (RPMA_E_NO_COMPLETION when none came)
+ */
+static M_UNUSED int
+m_wait_wc(struct rpma_cq *cq, struct ibv_wc *wc)
+{
+	long long end = m_now_ms() + C_WAIT_MS;
+	int ret;
+
+	while ((ret = rpma_cq_get_wc(cq, 1, wc, NULL)) == RPMA_E_NO_COMPLETION &&
+			m_now_ms() < end)
+		m_sleep_ms(1);
+	return ret;
+}
+
+/* 1 when cq stays without a completion for ms milliseconds */
+static M_UNUSED int
+m_quiet(struct rpma_cq *cq, int ms)
+{
+	long long end = m_now_ms() + ms;
+	struct ibv_wc wc;
+	int ret;
+
+	do {
+		ret = rpma_cq_get_wc(cq, 1, &wc, NULL);
+		if (ret != RPMA_E_NO_COMPLETION) {
+			fprintf(stderr, "mock.h: unexpected rpma_cq_get_wc() %d (wr_id %llu)\n",
+					ret, (unsigned long long)wc.wr_id);
+			return 0;
+		}
+		m_sleep_ms(5);
+	} while (m_now_ms() < end);
+	return 1;
+}
+
+/* 1 when fd becomes readable within ms milliseconds */
+static M_UNUSED int
+m_readable(int fd, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	return poll(&p, 1, ms) == 1;
+}
+
+/*
+ * client: an 8-byte RDMA write from the client's region to the server's,
+ * with a completion; then its completion is the next one of c->cq (polled)
+ * and a success with op_context; 1 when all of it held
+ */
+static M_UNUSED int
+m_write_completes(struct m_client *c, const void *op_context)
+{
+	struct ibv_wc wc;
+
+	if (rpma_write(c->conn, c->remote, 0, c->mr, 0, 8, RPMA_F_COMPLETION_ALWAYS,
+			op_context) != 0)
+		return 0;
+	if (m_wait_wc(c->cq, &wc) != 0)
+		return 0;
+	return wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_WRITE &&
+		wc.wr_id == (uint64_t)(uintptr_t)op_context;
+}
+
+#endif /* MOCK_H */
