@@ -5,9 +5,10 @@
 use std::ffi::{c_int, c_void};
 
 use crate::error::{Error, Result};
+use crate::log::Level;
 use crate::mr::{MrLocal, MrRemote};
 use crate::sys;
-use crate::verbs::provider_failed_in;
+use crate::verbs::Errno;
 
 /// When an operation produces a completion. Errors always complete: an RC
 /// queue pair reports a failed work request even when it was unsignalled.
@@ -199,13 +200,22 @@ pub(crate) fn recv(
     posted(func, call, ret)
 }
 
-/// The post verbs return an errno value rather than setting errno.
+/// The post verbs return an errno value rather than setting errno. The
+/// C library's message names them without "()", unlike its other calls.
 fn posted(func: &'static str, call: &str, ret: c_int) -> Result<()> {
     if ret == 0 {
         return Ok(());
     }
-    crate::verbs::set_errno(ret);
-    Err(provider_failed_in(func, call))
+    if crate::log::enabled(Level::Error) {
+        crate::log::emit(
+            Level::Error,
+            concat!(file!(), "\0"),
+            line!(),
+            func,
+            format_args!("{} failed: {}", call, Errno(ret)),
+        );
+    }
+    Err(Error::Provider)
 }
 
 #[cfg(test)]

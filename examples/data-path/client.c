@@ -73,6 +73,7 @@ enum op_tag {
 /* what one connection needs along the way */
 struct session {
 	struct rpma_conn *conn;
+	int conn_fd;			/* its event fd: readable once the server hangs up */
 	struct rpma_cq *cq;		/* all the client's own operations */
 	struct rpma_cq *rcq;		/* its receives */
 	struct rpma_mr_local *mr;
@@ -206,28 +207,28 @@ write_flush_read(struct session *s)
 		report(WHO, "rpma_write", ret);
 		return 1;
 	}
-	if (expect_wc(WHO, s->cq, OP(TAG_WRITE), IBV_WC_RDMA_WRITE, IBV_WC_RDMA_WRITE,
-			"rpma_write", &wc))
+	if (expect_wc(WHO, s->cq, s->conn_fd, OP(TAG_WRITE),
+			IBV_WC_RDMA_WRITE, IBV_WC_RDMA_WRITE, "rpma_write", &wc))
 		return 1;
 	printf(WHO ": rpma_write: %d bytes at offset %d completed\n", WRITE_LEN, WRITE_OFFSET);
 
-	ret = rpma_flush(s->conn, s->server_mr, WRITE_OFFSET, WRITE_LEN,
-			RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS, OP(TAG_FLUSH_VISIBILITY));
+	ret = rpma_flush(s->conn, s->server_mr, WRITE_OFFSET, WRITE_LEN, RPMA_FLUSH_TYPE_VISIBILITY,
+			RPMA_F_COMPLETION_ALWAYS, OP(TAG_FLUSH_VISIBILITY));
 	if (ret) {
 		report(WHO, "rpma_flush (visibility)", ret);
 		return 1;
 	}
-	if (expect_wc(WHO, s->cq, OP(TAG_FLUSH_VISIBILITY), IBV_WC_RDMA_READ, WC_FLUSH_NATIVE,
-			"rpma_flush (visibility)", &wc))
+	if (expect_wc(WHO, s->cq, s->conn_fd, OP(TAG_FLUSH_VISIBILITY),
+			IBV_WC_RDMA_READ, WC_FLUSH_NATIVE, "rpma_flush (visibility)", &wc))
 		return 1;
 	printf(WHO ": rpma_flush to visibility completed\n");
 
 	/* persistence needs the server's word that its memory takes it */
-	ret = rpma_flush(s->conn, s->server_mr, WRITE_OFFSET, WRITE_LEN,
-			RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, OP(TAG_FLUSH_PERSISTENT));
+	ret = rpma_flush(s->conn, s->server_mr, WRITE_OFFSET, WRITE_LEN, RPMA_FLUSH_TYPE_PERSISTENT,
+			RPMA_F_COMPLETION_ALWAYS, OP(TAG_FLUSH_PERSISTENT));
 	if (ret != RPMA_E_NOSUPP) {
-		fprintf(stderr, WHO ": rpma_flush (persistent) before the peer cfg is applied returned %d, not RPMA_E_NOSUPP\n",
-				ret);
+		fprintf(stderr, WHO ": rpma_flush (persistent) before the peer cfg is applied: %s, expected refusal (RPMA_E_NOSUPP)\n",
+				ret ? rpma_err_2str(ret) : "accepted");
 		return 1;
 	}
 	printf(WHO ": rpma_flush to persistence refused before the server's peer cfg is applied\n");
@@ -237,14 +238,14 @@ write_flush_read(struct session *s)
 		report(WHO, "rpma_conn_apply_remote_peer_cfg", ret);
 		return 1;
 	}
-	ret = rpma_flush(s->conn, s->server_mr, WRITE_OFFSET, WRITE_LEN,
-			RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, OP(TAG_FLUSH_PERSISTENT));
+	ret = rpma_flush(s->conn, s->server_mr, WRITE_OFFSET, WRITE_LEN, RPMA_FLUSH_TYPE_PERSISTENT,
+			RPMA_F_COMPLETION_ALWAYS, OP(TAG_FLUSH_PERSISTENT));
 	if (ret) {
 		report(WHO, "rpma_flush (persistent)", ret);
 		return 1;
 	}
-	if (expect_wc(WHO, s->cq, OP(TAG_FLUSH_PERSISTENT), IBV_WC_RDMA_READ, WC_FLUSH_NATIVE,
-			"rpma_flush (persistent)", &wc))
+	if (expect_wc(WHO, s->cq, s->conn_fd, OP(TAG_FLUSH_PERSISTENT),
+			IBV_WC_RDMA_READ, WC_FLUSH_NATIVE, "rpma_flush (persistent)", &wc))
 		return 1;
 	printf(WHO ": server's peer cfg applied, rpma_flush to persistence completed\n");
 
@@ -254,8 +255,8 @@ write_flush_read(struct session *s)
 		report(WHO, "rpma_read", ret);
 		return 1;
 	}
-	if (expect_wc(WHO, s->cq, OP(TAG_READ), IBV_WC_RDMA_READ, IBV_WC_RDMA_READ,
-			"rpma_read", &wc))
+	if (expect_wc(WHO, s->cq, s->conn_fd, OP(TAG_READ),
+			IBV_WC_RDMA_READ, IBV_WC_RDMA_READ, "rpma_read", &wc))
 		return 1;
 	if (compare("rpma_read", m->read_dst, m->write_src, WRITE_LEN))
 		return 1;
@@ -284,8 +285,8 @@ atomic_write_read(struct session *s)
 	}
 	/* the library took the bytes when posting: src may change now */
 	memset(src, 0, sizeof(src));
-	if (expect_wc(WHO, s->cq, OP(TAG_ATOMIC_WRITE), IBV_WC_RDMA_WRITE, IBV_WC_ATOMIC_WRITE,
-			"rpma_atomic_write", &wc))
+	if (expect_wc(WHO, s->cq, s->conn_fd, OP(TAG_ATOMIC_WRITE),
+			IBV_WC_RDMA_WRITE, IBV_WC_ATOMIC_WRITE, "rpma_atomic_write", &wc))
 		return 1;
 	printf(WHO ": rpma_atomic_write: %d bytes at offset %d completed\n",
 			ATOMIC_LEN, ATOMIC_OFFSET);
@@ -296,8 +297,8 @@ atomic_write_read(struct session *s)
 		report(WHO, "rpma_read (atomic area)", ret);
 		return 1;
 	}
-	if (expect_wc(WHO, s->cq, OP(TAG_ATOMIC_READ), IBV_WC_RDMA_READ, IBV_WC_RDMA_READ,
-			"rpma_read (atomic area)", &wc))
+	if (expect_wc(WHO, s->cq, s->conn_fd, OP(TAG_ATOMIC_READ),
+			IBV_WC_RDMA_READ, IBV_WC_RDMA_READ, "rpma_read (atomic area)", &wc))
 		return 1;
 	for (i = 0; i < ATOMIC_LEN; i++)
 		src[i] = (char)ATOMIC_BYTE(i);
@@ -338,7 +339,8 @@ messages(struct session *s)
 		report(WHO, "rpma_send", ret);
 		return 1;
 	}
-	if (expect_wc(WHO, s->cq, OP(TAG_SEND), IBV_WC_SEND, IBV_WC_SEND, "rpma_send", &wc))
+	if (expect_wc(WHO, s->cq, s->conn_fd, OP(TAG_SEND),
+			IBV_WC_SEND, IBV_WC_SEND, "rpma_send", &wc))
 		return 1;
 	printf(WHO ": rpma_send: %d bytes sent\n", SEND_LEN);
 
@@ -348,8 +350,8 @@ messages(struct session *s)
 		report(WHO, "rpma_send_with_imm", ret);
 		return 1;
 	}
-	if (expect_wc(WHO, s->cq, OP(TAG_SEND_IMM), IBV_WC_SEND, IBV_WC_SEND,
-			"rpma_send_with_imm", &wc))
+	if (expect_wc(WHO, s->cq, s->conn_fd, OP(TAG_SEND_IMM),
+			IBV_WC_SEND, IBV_WC_SEND, "rpma_send_with_imm", &wc))
 		return 1;
 	printf(WHO ": rpma_send_with_imm: %d bytes sent, imm 0x%08x\n", SEND_LEN, SEND_IMM);
 
@@ -361,18 +363,20 @@ messages(struct session *s)
 		report(WHO, "rpma_write_with_imm", ret);
 		return 1;
 	}
-	if (expect_wc(WHO, s->cq, OP(TAG_WRITE_IMM), IBV_WC_RDMA_WRITE, IBV_WC_RDMA_WRITE,
-			"rpma_write_with_imm", &wc))
+	if (expect_wc(WHO, s->cq, s->conn_fd, OP(TAG_WRITE_IMM),
+			IBV_WC_RDMA_WRITE, IBV_WC_RDMA_WRITE, "rpma_write_with_imm", &wc))
 		return 1;
 	printf(WHO ": rpma_write_with_imm: %d bytes at offset %d completed, imm 0x%08x\n",
 			WIMM_LEN, WIMM_OFFSET, WRITE_IMM);
 
 	/* the reply completes on the receive CQ, apart from everything above */
-	if (expect_wc(WHO, s->rcq, OP(TAG_RECV), IBV_WC_RECV, IBV_WC_RECV, "rpma_recv", &wc))
+	if (expect_wc(WHO, s->rcq, s->conn_fd, OP(TAG_RECV),
+			IBV_WC_RECV, IBV_WC_RECV, "rpma_recv", &wc))
 		return 1;
 	if (wc.byte_len != sizeof(*r) || (wc.wc_flags & IBV_WC_WITH_IMM)) {
-		fprintf(stderr, WHO ": the reply has %u bytes%s, expected %zu and none\n",
-				wc.byte_len, (wc.wc_flags & IBV_WC_WITH_IMM) ? " and immediate data" : "",
+		fprintf(stderr, WHO ": the reply has %u bytes%s, expected %zu and no immediate\n",
+				wc.byte_len,
+				(wc.wc_flags & IBV_WC_WITH_IMM) ? " and immediate data" : "",
 				sizeof(*r));
 		return 1;
 	}
@@ -408,7 +412,7 @@ static int
 talk(struct rpma_peer *peer, const char *addr, const char *port,
 		struct rpma_mr_local *mr, struct client_mem *mem)
 {
-	struct session s = { .mr = mr, .mem = mem };
+	struct session s = { .conn_fd = -1, .mr = mr, .mem = mem };
 	struct rpma_conn_cfg *cfg = NULL;
 	struct rpma_conn_req *req = NULL;
 	int failed = 1;
@@ -448,8 +452,14 @@ talk(struct rpma_peer *peer, const char *addr, const char *port,
 		goto out_conn_delete;
 	printf(WHO ": connection established\n");
 
-	ret = rpma_conn_get_cq(s.conn, &s.cq);
+	/*
+	 * The server never hangs up first unless something went wrong; then
+	 * the client's waits end at once instead of running into a timeout.
+	 */
+	ret = rpma_conn_get_event_fd(s.conn, &s.conn_fd);
 	if (ret)
+		report(WHO, "rpma_conn_get_event_fd", ret);
+	else if ((ret = rpma_conn_get_cq(s.conn, &s.cq)))
 		report(WHO, "rpma_conn_get_cq", ret);
 	else if ((ret = rpma_conn_get_rcq(s.conn, &s.rcq)))
 		report(WHO, "rpma_conn_get_rcq", ret);

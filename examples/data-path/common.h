@@ -383,17 +383,18 @@ next_wc(const char *who, struct rpma_cq *cq, int hangup_fd, struct ibv_wc *wc)
 }
 
 /*
- * Takes the next completion from cq and checks it belongs to the operation
- * posted with op_context, succeeded and has the opcode want (or alt, for
- * operations a library may carry out natively or emulate). Returns 0 when
- * it does, else non-zero after saying what is wrong.
+ * Takes the next completion from cq (hangup_fd as for next_wc()) and checks
+ * it belongs to the operation posted with op_context, succeeded and has
+ * the opcode want (or alt, for operations a library may carry out natively
+ * or emulate). Returns 0 when it does, else non-zero after saying what is
+ * wrong.
  */
 static inline int
-expect_wc(const char *who, struct rpma_cq *cq, const void *op_context,
+expect_wc(const char *who, struct rpma_cq *cq, int hangup_fd, const void *op_context,
 		enum ibv_wc_opcode want, enum ibv_wc_opcode alt, const char *what,
 		struct ibv_wc *wc)
 {
-	if (next_wc(who, cq, -1, wc))
+	if (next_wc(who, cq, hangup_fd, wc))
 		return 1;
 	if (wc->status != IBV_WC_SUCCESS) {
 		fprintf(stderr, "%s: %s completed with status %s (%d)\n", who, what,

@@ -238,7 +238,11 @@ exchange(struct rpma_conn *conn, struct rpma_srq *srq, const uint8_t *buf,
 		report(WHO, "rpma_send", ret);
 		return 1;
 	}
-	if (expect_wc(WHO, cq, OP_REPLY, IBV_WC_SEND, IBV_WC_SEND, "rpma_send (reply)", &wc))
+	/*
+	 * No hang-up watch here: the client may read the reply and hang up
+	 * before this side has looked at the send's completion.
+	 */
+	if (expect_wc(WHO, cq, -1, OP_REPLY, IBV_WC_SEND, IBV_WC_SEND, "rpma_send (reply)", &wc))
 		return 1;
 	printf(WHO ": reply of %zu bytes sent\n", sizeof(*reply));
 	return 0;

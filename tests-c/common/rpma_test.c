@@ -106,12 +106,16 @@ t_note(const char *fmt, ...)
 extern void *__libc_malloc(size_t size);
 static volatile int malloc_fail_left;
 static volatile int malloc_failed_count;
+static void (*volatile malloc_watcher)(void *caller);
 
 void *
 malloc(size_t size)
 {
 	int left = malloc_fail_left;
+	void (*watch)(void *) = malloc_watcher;
 
+	if (watch)
+		watch(__builtin_return_address(0));
 	if (left == 0)
 		return __libc_malloc(size);
 	if (left > 0)
@@ -132,6 +136,12 @@ int
 t_malloc_failed(void)
 {
 	return malloc_failed_count;
+}
+
+void
+t_malloc_watch(void (*fn)(void *caller))
+{
+	malloc_watcher = fn;
 }
 
 int

@@ -53,6 +53,9 @@ void t_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define T_MALLOC_FAIL_ALL (-1)
 void t_malloc_fail(int count);
 int t_malloc_failed(void);
+/* t_malloc_watch(fn): fn(caller) runs at every malloc() with the address
+ * malloc() was called from; NULL stops it */
+void t_malloc_watch(void (*fn)(void *caller));
 
 /*
  * t_in_child(body, out, n): runs body(out, n) in a forked child, which sends

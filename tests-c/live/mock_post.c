@@ -15,11 +15,14 @@
 
 static const char imm8[8] = "01234567";
 
-/* arms op, runs call, checks it gave PROVIDER from exactly one call of op */
+/*
+ * arms op, runs call, checks it gave PROVIDER from exactly one call of op
+ * (the observation line names call as written, not macro-expanded)
+ */
 #define EXPECT_POST_FAILS(ctx, op, call) do { \
 	int calls_ = t_mock_op_calls(op); \
 	t_mock_op_fail((ctx), (op), 0, ENOMEM); \
-	EXPECT_INT(call, RPMA_E_PROVIDER); \
+	t_int(__FILE__, __LINE__, #call, (long long)(call), RPMA_E_PROVIDER); \
 	EXPECT_INT(t_mock_op_pending(op), 0); \
 	EXPECT_INT(t_mock_op_calls(op) - calls_, 1); \
 } while (0)

@@ -13,8 +13,10 @@
  * both CQs report the same descriptor, rpma_conn_get_compl_fd(3)'s, which
  * becomes readable for either kind of completion.
  *
- * Operations used to make completions (cq.h): rpma_write(), rpma_recv(),
- * and the server's rpma_send().
+ * Completions come from rpma_write() and rpma_recv() here, and from the
+ * server's sends. The command server of cq.h calls rpma_send(),
+ * rpma_send_with_imm(), rpma_recv() and rpma_cq_get_wc() (named here so
+ * CMake sees them).
  */
 #include "cq.h"
 

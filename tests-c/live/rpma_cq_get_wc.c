@@ -17,8 +17,10 @@
  * the region unchanged) and what is posted after it
  * (IBV_WC_WR_FLUSH_ERR), both posted with RPMA_F_COMPLETION_ON_ERROR.
  *
- * Operations used to make completions (cq.h): rpma_write(), rpma_read(),
- * rpma_recv(), and the server's rpma_send() / rpma_send_with_imm().
+ * Completions come from rpma_write(), rpma_read() and rpma_recv() here,
+ * and from the server's sends. The command server of cq.h calls
+ * rpma_send(), rpma_send_with_imm(), rpma_recv() and rpma_cq_get_wc()
+ * (named here so CMake sees them).
  */
 #include "cq.h"
 

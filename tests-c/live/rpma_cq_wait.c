@@ -15,8 +15,10 @@
  * RPMA_E_SHARED_CHANNEL at once, also with an event pending, which stays
  * for rpma_conn_wait(3).
  *
- * Operations used to make completions (cq.h): rpma_write(), rpma_read(),
- * rpma_recv(), and the server's rpma_send().
+ * Completions come from rpma_write(), rpma_read() and rpma_recv() here,
+ * and from the server's sends. The command server of cq.h calls
+ * rpma_send(), rpma_send_with_imm(), rpma_recv() and rpma_cq_get_wc()
+ * (named here so CMake sees them).
  */
 #include "cq.h"
 

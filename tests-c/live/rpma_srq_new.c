@@ -10,8 +10,8 @@
  *   documents): the SRQ has a receive CQ and holds exactly as many
  *   receives as one made with rq_size 20, fewer than one made with 100;
  * - rcq_size 0: no receive CQ (rpma_srq_get_rcq(3) gives NULL);
- * - the device's own limits are used as they are: rq_size max_srq_wr and
- *   rcq_size max_cqe work, one more fails;
+ * - the sizes reach the device as they are: rcq_size max_cqe works, one
+ *   more fails, and so does rq_size max_srq_wr + 1;
  * - RPMA_E_PROVIDER with one ERROR logged, *srq_ptr untouched: from
  *   ibv_create_srq(3) for rq_size 0, max_srq_wr + 1 and UINT32_MAX, from
  *   ibv_create_cq(3) for rcq_size max_cqe + 1 and UINT32_MAX;
@@ -54,6 +54,7 @@ expect_provider(struct rpma_peer *peer, uint32_t rq_size, uint32_t rcq_size, con
 {
 	struct rpma_srq *srq = SRQ_SENTINEL;
 
+	t_note("rq_size %u, rcq_size %u", rq_size, rcq_size);
 	c_nlogs = 0;
 	EXPECT_INT(s_srq(peer, rq_size, rcq_size, &srq), RPMA_E_PROVIDER);
 	EXPECT_TRUE(srq == SRQ_SENTINEL);
@@ -127,6 +128,8 @@ main(void)
 	EXPECT_TRUE(cap_default >= 20);
 	cap_20 = s_capacity(peer, 20, 100000);
 	cap_100 = s_capacity(peer, 100, 100000);
+	fprintf(stderr, "receives an SRQ takes: cfg NULL %d, rq_size 20 %d, rq_size 100 %d\n",
+			cap_default, cap_20, cap_100);
 	EXPECT_TRUE(cap_20 == cap_default);
 	EXPECT_TRUE(cap_100 >= 100);
 	EXPECT_TRUE(cap_default < cap_100 /* not the documented 100 */);
@@ -164,10 +167,11 @@ main(void)
 
 	/* the device's limits, passed on as they are */
 	t_note("the device's largest queues");
+	fprintf(stderr, "device: max_srq_wr %u, max_cqe %u\n", max_srq_wr, max_cqe);
 	EXPECT_TRUE(max_srq_wr > 0 && max_srq_wr < UINT32_MAX);
 	EXPECT_TRUE(max_cqe > 0 && max_cqe < UINT32_MAX);
 	c_nlogs = 0;
-	expect_made(peer, max_srq_wr, 1);
+	/* (not max_srq_wr: on rxe that is 2^20 receives, 128 MiB of queue) */
 	expect_made(peer, 1, max_cqe);
 	EXPECT_INT(c_nlogs, 0);
 
