@@ -3,9 +3,9 @@
 #   1. its ELF identity next to the C library's;
 #   2. an example program built against our header and library;
 #   3. the same binary served by the C library (same behaviour);
-#   4. examples/connection over a live SoftRoCE device (rxe0 in a QEMU
-#      guest): our server with our client, then each library on one side
-#      and the C library on the other.
+#   4. examples/connection and examples/data-path over a live SoftRoCE
+#      device (rxe0 in a QEMU guest), in one boot: our server with our
+#      client, then each library on one side and the C library on the other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lib=build/lib/librpma.so.0
@@ -24,23 +24,27 @@ if [ -e "$ref" ]; then
   LD_LIBRARY_PATH=$(dirname "$ref") build/examples/config-tour
 fi
 
-echo "== examples/connection: a client and a server over SoftRoCE"
-for role in server client; do
-  gcc -std=gnu99 -Wall -Wextra -Werror -Iinclude examples/connection/$role.c \
-    -Lbuild/lib -lrpma -o build/examples/connection-$role
+echo "== examples/connection and examples/data-path over SoftRoCE"
+for ex in connection data-path; do
+  for role in server client; do
+    gcc -std=gnu99 -Wall -Wextra -Werror -Iinclude examples/$ex/$role.c \
+      -Lbuild/lib -lrpma -o build/examples/$ex-$role
+  done
 done
 ours=$PWD/build/lib/librpma.so.0
 pairs="ours:ours"
 [ -e "$ref" ] && pairs="ours:ours ref:ours ours:ref"
-script=build/examples/connection-demo.sh
+script=build/examples/demo-pairs.sh
 {
   echo 'set -e'
-  for p in $pairs; do
-    s=${p%:*} c=${p#*:}
-    sl=$ours; [ "$s" = ref ] && sl=$ref
-    cl=$ours; [ "$c" = ref ] && cl=$ref
-    echo "echo; echo '-- server: $s library, client: $c library'"
-    echo "tests-c/scripts/run-pair.sh $sl build/examples/connection-server $cl build/examples/connection-client"
+  for ex in connection data-path; do
+    for p in $pairs; do
+      s=${p%:*} c=${p#*:}
+      sl=$ours; [ "$s" = ref ] && sl=$ref
+      cl=$ours; [ "$c" = ref ] && cl=$ref
+      echo "echo; echo '-- $ex: server: $s library, client: $c library'"
+      echo "tests-c/scripts/run-pair.sh $sl build/examples/$ex-server $cl build/examples/$ex-client"
+    done
   done
 } >"$script"
 softroce/rxe-run bash "$script"

@@ -18,6 +18,10 @@
  * and the last one: completions of one queue pair come in posting order, so
  * whatever was posted before the fence and gave no completion of its own
  * either completed without one or was never posted.
+ *
+ * RPMA_E_PROVIDER from a healthy device: os_srv_vanish() on the server and
+ * os_expect_full_sq() on the client fill the client's send queue (see
+ * there why a live peer cannot).
  */
 #ifndef ONESIDED_H
 #define ONESIDED_H
@@ -343,12 +347,12 @@ os_cq_empty(struct rpma_conn *conn)
  * opcode op (the opcode of a failed completion is not defined)
  */
 #define OS_EXPECT_WC(conn, id, op, st) do { \
-	struct ibv_wc wc_; \
-	EXPECT_INT(os_wait_wc((conn), &wc_), 0); \
-	EXPECT_INT(wc_.wr_id, (id)); \
-	EXPECT_INT(wc_.status, (st)); \
+	struct ibv_wc wc; \
+	EXPECT_INT(os_wait_wc(conn, &wc), 0); \
+	EXPECT_INT(wc.wr_id, id); \
+	EXPECT_INT(wc.status, st); \
 	if ((st) == IBV_WC_SUCCESS) \
-		EXPECT_INT(wc_.opcode, (op)); \
+		EXPECT_INT(wc.opcode, op); \
 } while (0)
 
 /*
@@ -356,9 +360,9 @@ os_cq_empty(struct rpma_conn *conn)
  * one and the last one
  */
 #define OS_EXPECT_FENCE(conn) do { \
-	EXPECT_INT(rpma_read((conn), NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, \
+	EXPECT_INT(rpma_read(conn, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, \
 			OS_CTX(OS_FENCE_ID)), 0); \
-	OS_EXPECT_WC((conn), OS_FENCE_ID, IBV_WC_RDMA_READ, IBV_WC_SUCCESS); \
+	OS_EXPECT_WC(conn, OS_FENCE_ID, IBV_WC_RDMA_READ, IBV_WC_SUCCESS); \
 	EXPECT_TRUE(os_cq_empty(conn)); \
 } while (0)
 

@@ -16,9 +16,7 @@ static char sentinel;
 /* the rounds, in order; the server accepts each with its own configuration */
 enum {
 	R_DEFAULT, R_RCQ_0, R_RCQ, R_RCQ_SHARED,
-#ifndef RPMA_LACKS_rpma_srq_new
 	R_SRQ_RCQ, R_SRQ_NO_RCQ,
-#endif
 	R_SERVER_RCQ, R_N
 };
 
@@ -113,11 +111,7 @@ main(void)
 	round_with(peer, cfg, 1);
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, false), 0);
 
-	/*
-	 * The SRQ cases need rpma_srq_new(3), which comes with the data path:
-	 * CMake defines RPMA_LACKS_rpma_srq_new until the library exports it.
-	 */
-#ifndef RPMA_LACKS_rpma_srq_new
+	/* the SRQ cases */
 	{
 	struct rpma_srq_cfg *srq_cfg = NULL;
 	struct rpma_srq *srq = NULL;
@@ -148,9 +142,6 @@ main(void)
 		EXPECT_INT(rpma_srq_delete(&srq), 0);
 		EXPECT_INT(rpma_srq_cfg_delete(&srq_cfg), 0);
 	}
-#else
-	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
-#endif
 
 	t_note("the server with rcq_size 3");
 	conn = c_connect(peer, NULL, NULL);
