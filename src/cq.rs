@@ -121,7 +121,7 @@ impl Cq {
                 rpma_log!(
                     Level::Error,
                     "rpma_cq_get_wc",
-                    "ibv_poll_cq() returned {} completions, more than the {} asked for",
+                    "ibv_poll_cq() returned {} where <= {} is expected",
                     n,
                     asked
                 );

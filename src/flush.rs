@@ -81,7 +81,7 @@ impl Apm {
         if len < 0 {
             rpma_log!(
                 Level::Error,
-                "rpma_flush_new",
+                "rpma_flush_apm_new",
                 "sysconf(_SC_PAGESIZE) failed: {}",
                 Errno(errno())
             );
@@ -104,7 +104,7 @@ impl Apm {
         if page == libc::MAP_FAILED {
             rpma_log!(
                 Level::Error,
-                "rpma_flush_new",
+                "rpma_flush_apm_new",
                 "mmap() failed: {}",
                 Errno(errno())
             );

@@ -149,9 +149,9 @@ impl SendWr {
         self
     }
 
-    /// Posts on `qp`. `func` (NUL-terminated) names the API function in the
-    /// log message of a failure.
-    pub(crate) fn post(mut self, qp: *mut sys::ibv_qp, func: &'static str) -> Result<()> {
+    /// Posts on `qp`; `kind` names the operation in the log message of a
+    /// failure.
+    pub(crate) fn post(mut self, qp: *mut sys::ibv_qp, kind: Kind) -> Result<()> {
         if self.wr.num_sge == 1 {
             self.wr.sg_list = &mut self.sge;
         }
@@ -161,7 +161,79 @@ impl SendWr {
         // and the provider copies them (or the inline data) before it
         // returns.
         let ret = unsafe { sys::ibv_post_send(qp, &mut self.wr, &mut bad) };
-        posted(func, "ibv_post_send", ret)
+        if ret == 0 {
+            return Ok(());
+        }
+        self.log_failure(kind, ret);
+        Err(Error::Provider)
+    }
+
+    /// The C library's message for a failed post: one-sided operations are
+    /// described field by field, each number cut to 32 bits as its format
+    /// does.
+    #[cold]
+    fn log_failure(&self, kind: Kind, ret: c_int) {
+        if !crate::log::enabled(Level::Error) {
+            return;
+        }
+        let log = |args: std::fmt::Arguments| {
+            crate::log::emit(
+                Level::Error,
+                concat!(file!(), "\0"),
+                line!(),
+                kind.func(),
+                args,
+            )
+        };
+        let signaled = if self.wr.send_flags & sys::IBV_SEND_SIGNALED != 0 {
+            "IBV_SEND_SIGNALED"
+        } else {
+            "0"
+        };
+        // SAFETY: `rdma` is the union member every post here fills (or
+        // leaves zeroed, for sends); both are plain integers.
+        let rdma = unsafe { self.wr.wr.rdma };
+        let (raddr, rkey) = (rdma.remote_addr as u32, rdma.rkey);
+        let (laddr, len, lkey) = (self.sge.addr as u32, self.sge.length, self.sge.lkey);
+        let wr_id = self.wr.wr_id as u32;
+        let err = Errno(ret);
+        match kind {
+            Kind::Read => log(format_args!(
+                "ibv_post_send(src_addr=0x{raddr:x}, rkey=0x{rkey:x}, dst_addr=0x{laddr:x}, length={len}, lkey=0x{lkey:x}, wr_id=0x{wr_id:x}, opcode=IBV_WR_RDMA_READ, send_flags={signaled}) failed: {err}"
+            )),
+            Kind::Write => log(format_args!(
+                "ibv_post_send(dst_addr=0x{raddr:x}, rkey=0x{rkey:x}, src_addr=0x{laddr:x}, length={len}, lkey=0x{lkey:x}, wr_id=0x{wr_id:x}, opcode=IBV_WR_RDMA_WRITE, send_flags={signaled}) failed: {err}"
+            )),
+            Kind::AtomicWrite => log(format_args!(
+                "ibv_post_send(dst_addr=0x{raddr:x}, rkey=0x{rkey:x}, src_addr=0x{laddr:x}, wr_id=0x{wr_id:x}, opcode=IBV_WR_RDMA_WRITE, send_flags={signaled}) failed: {err}"
+            )),
+            Kind::Send => log(format_args!("ibv_post_send failed: {err}")),
+        }
+    }
+}
+
+/// The operation a send-queue work request carries out, as the C library
+/// names it in its log messages.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Kind {
+    /// RDMA read, also the emulated flush.
+    Read,
+    /// RDMA write, with or without immediate data.
+    Write,
+    /// The emulated atomic write.
+    AtomicWrite,
+    /// Send, with or without immediate data.
+    Send,
+}
+
+impl Kind {
+    fn func(self) -> &'static str {
+        match self {
+            Kind::Read => "rpma_mr_read\0",
+            Kind::Write => "rpma_mr_write\0",
+            Kind::AtomicWrite => "rpma_mr_atomic_write\0",
+            Kind::Send => "rpma_mr_send\0",
+        }
     }
 }
 

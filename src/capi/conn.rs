@@ -2,6 +2,7 @@ use std::ffi::{c_char, c_int, c_void};
 use std::ptr::NonNull;
 
 use super::conn_req::private_data;
+use super::cq::cq_handle;
 use super::types::{rpma_conn_private_data, ConnEventArg, FlushTypeArg};
 use super::{arg, boundary, get, out, put, take_handle};
 use crate::conn::{Conn, ATOMIC_WRITE_LEN};
@@ -85,7 +86,7 @@ pub unsafe extern "C" fn rpma_conn_get_qp_num(conn: *const Conn, qp_num: *mut u3
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_get_cq(conn: *const Conn, cq_ptr: *mut *mut Cq) -> c_int {
     // SAFETY: caller contract above.
-    unsafe { get(conn, cq_ptr, |c| std::ptr::from_ref(c.cq()).cast_mut()) }
+    unsafe { get(conn, cq_ptr, |c| cq_handle(Some(c.cq()))) }
 }
 
 /// The separate receive completion queue, or NULL.
@@ -95,12 +96,7 @@ pub unsafe extern "C" fn rpma_conn_get_cq(conn: *const Conn, cq_ptr: *mut *mut C
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_get_rcq(conn: *const Conn, rcq_ptr: *mut *mut Cq) -> c_int {
     // SAFETY: caller contract above.
-    unsafe {
-        get(conn, rcq_ptr, |c| {
-            c.rcq()
-                .map_or(std::ptr::null_mut(), |q| std::ptr::from_ref(q).cast_mut())
-        })
-    }
+    unsafe { get(conn, rcq_ptr, |c| cq_handle(c.rcq())) }
 }
 
 /// The fd of the shared completion channel.
@@ -394,10 +390,7 @@ pub unsafe extern "C" fn rpma_conn_wait(
             // SAFETY: a non-NULL output pointer (caller contract).
             unsafe { put(is_rcq, wake.is_rcq) };
         }
-        let woken = match wake.rearmed {
-            Ok(()) => std::ptr::from_ref(wake.cq).cast_mut(),
-            Err(_) => std::ptr::null_mut(),
-        };
+        let woken = cq_handle(wake.rearmed.is_ok().then_some(wake.cq));
         // SAFETY: checked output pointer.
         unsafe { put(cq, woken) };
         wake.rearmed

@@ -7,6 +7,12 @@ use crate::cq::Cq;
 use crate::error::Error;
 use crate::sys::ibv_wc;
 
+/// The C handle of a CQ that lives inside a connection or an SRQ (NULL for
+/// none): a borrowed pointer, valid as long as its owner.
+pub(super) fn cq_handle(cq: Option<&Cq>) -> *mut Cq {
+    cq.map_or(std::ptr::null_mut(), |q| std::ptr::from_ref(q).cast_mut())
+}
+
 /// The fd of the channel the CQ reports to.
 ///
 /// # Safety

@@ -1,5 +1,6 @@
 use std::ffi::{c_int, c_void};
 
+use super::cq::cq_handle;
 use super::{arg, boundary, get, new_handle, out, put, take_handle};
 use crate::cq::Cq;
 use crate::error::Error;
@@ -73,10 +74,5 @@ pub unsafe extern "C" fn rpma_srq_recv(
 #[no_mangle]
 pub unsafe extern "C" fn rpma_srq_get_rcq(srq: *const Srq, rcq_ptr: *mut *mut Cq) -> c_int {
     // SAFETY: caller contract above.
-    unsafe {
-        get(srq, rcq_ptr, |s| {
-            s.rcq()
-                .map_or(std::ptr::null_mut(), |q| std::ptr::from_ref(q).cast_mut())
-        })
-    }
+    unsafe { get(srq, rcq_ptr, |s| cq_handle(s.rcq())) }
 }

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::flush::{self, FlushType};
 use crate::log::Level;
 use crate::mr::{MrLocal, MrRemote};
-use crate::post::{self, Completion, Remote, SendWr};
+use crate::post::{self, Completion, Kind, Remote, SendWr};
 use crate::sys;
 
 /// Bytes written by an atomic write, and the alignment of its target.
@@ -51,7 +51,7 @@ impl Conn {
         SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
             .sge(sge)
             .remote(remote)
-            .post(self.qp(), "rpma_mr_read\0")
+            .post(self.qp(), Kind::Read)
     }
 
     /// Writes `len` bytes at `src_offset` of a local region to `dst_offset`
@@ -76,9 +76,7 @@ impl Conn {
                 SendWr::new(sys::IBV_WR_RDMA_WRITE_WITH_IMM, completion, op_context).imm(imm)
             }
         };
-        wr.sge(sge)
-            .remote(remote)
-            .post(self.qp(), "rpma_mr_write\0")
+        wr.sge(sge).remote(remote).post(self.qp(), Kind::Write)
     }
 
     /// Writes 8 bytes to an 8-byte aligned offset of the remote region in
@@ -105,7 +103,7 @@ impl Conn {
             .extra_flags(sys::IBV_SEND_INLINE | sys::IBV_SEND_FENCE)
             .sge(Some(sge))
             .remote(Remote::at(dst, dst_offset))
-            .post(self.qp(), "rpma_mr_atomic_write\0")
+            .post(self.qp(), Kind::AtomicWrite)
     }
 
     /// Makes the data written before it to `dst` visible (or persistent)
@@ -126,7 +124,7 @@ impl Conn {
         SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
             .sge(Some(target.sge(0, flush::READ_LEN)))
             .remote(Remote::at(dst, dst_offset))
-            .post(self.qp(), "rpma_mr_read\0")
+            .post(self.qp(), Kind::Read)
     }
 
     /// Sends `len` bytes at `offset` of `src` (nothing: a 0-byte message),
@@ -145,7 +143,7 @@ impl Conn {
             None => SendWr::new(sys::IBV_WR_SEND, completion, op_context),
             Some(imm) => SendWr::new(sys::IBV_WR_SEND_WITH_IMM, completion, op_context).imm(imm),
         };
-        wr.sge(sge).post(self.qp(), "rpma_mr_send\0")
+        wr.sge(sge).post(self.qp(), Kind::Send)
     }
 
     /// Posts a buffer for the next message of the peer (nothing: a 0-byte
@@ -181,7 +179,7 @@ impl Conn {
             rpma_log!(
                 Level::Error,
                 "rpma_conn_wait",
-                "ibv_get_cq_event() named a CQ that is not the connection's"
+                "ibv_get_cq_event() returned unknown CQ"
             );
             return Err(Error::Unknown);
         };

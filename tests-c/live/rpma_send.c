@@ -12,7 +12,8 @@
  * RPMA_F_COMPLETION_ALWAYS does; a message sent before the peer has a
  * receive waits for one; RPMA_E_PROVIDER from ibv_post_send() on a full
  * send queue, changing nothing; a message longer than the receive fails on
- * both sides and puts the connection in the error state.
+ * both sides and puts the connection in the error state; a range beyond the
+ * region is not checked by the library and fails at the sender.
  */
 #include "twosided.h"
 
@@ -21,6 +22,9 @@ static const struct tw_sizes server_sizes = {.rq = 64, .cq = 64};
 
 /* the send queue of the default configuration (10) as rxe sizes it */
 #define SQ_CAPACITY 15
+
+/* what rxe reports for a message from beyond the local region */
+#define OUT_OF_RANGE_AT_SENDER IBV_WC_LOC_PROT_ERR
 
 /* the sizes and offsets of the data-integrity round */
 static const struct {
@@ -161,6 +165,17 @@ main(void)
 
 	t_note("a message longer than the receive");
 	tw_too_long(TW_SEND);
+	tw_close();
+
+	t_note("a range beyond the region: posted, fails at the sender");
+	tw_connect(NULL, NULL);
+	srv_recv(0, 64, TW_RID);
+	EXPECT_INT(rpma_send(tw.conn, tw.mr, TW_BUF_SIZE - 4, 8, RPMA_F_COMPLETION_ON_ERROR,
+			TW_CTX(TW_ID_A)), 0);
+	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
+	TW_EXPECT_WC(wc, OUT_OF_RANGE_AT_SENDER, TW_ID_A, 0);
+	/* nothing was sent */
+	EXPECT_INT(srv_quiet(TW_MAIN_CQ), 0);
 	tw_close();
 
 	return tw_end();

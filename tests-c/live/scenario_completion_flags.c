@@ -132,7 +132,8 @@ main(void)
 		for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 			t_note("flags 0x%x", (unsigned)flags[i]);
 			srv_recv(-1, 0, TW_RID + i);
-			EXPECT_INT(rpma_send(tw.conn, NULL, 0, 0, flags[i], TW_CTX(TW_ID_A + i)), 0);
+			EXPECT_INT(rpma_send(tw.conn, NULL, 0, 0, flags[i],
+					TW_CTX(TW_ID_A + i)), 0);
 			swc = srv_wc(TW_MAIN_CQ);
 			EXPECT_INT(swc.ret, 0);
 			TW_EXPECT_RECV(swc, TW_RID + i, IBV_WC_RECV, 0, 0, 0);

@@ -23,6 +23,17 @@
  * Completions: tw_wait() polls a CQ with a deadline; tw_quiet() counts what
  * arrives within TW_QUIET_MS (what must not arrive). TW_EXPECT_WC() and
  * TW_EXPECT_RECV() check a completion of either side.
+ *
+ * Scenarios the tests share, for op = TW_SEND, TW_SEND_IMM or TW_WRITE_IMM
+ * posted by the parent: tw_late_receive() (a message waits for the peer's
+ * receive), tw_sq_overflow() (RPMA_E_PROVIDER on a full send queue, which
+ * changes nothing) and tw_too_long() (a message longer than the receive).
+ *
+ * What rxe adds: a queue asked for n entries holds the next power of two
+ * minus one (10 -> 15), so a default connection takes 15 posts before a
+ * full queue fails; and receiver-not-ready retries are endless (rnr_retry
+ * 7, librpma's connection parameter), so a message waits for a receive as
+ * long as it takes.
  */
 #ifndef TWOSIDED_H
 #define TWOSIDED_H
@@ -195,7 +206,7 @@ enum tw_op {
 	TW_SEND,	/* offset (-1: src NULL, offset and len 0), len, flags, op_context */
 	TW_SEND_IMM,	/* as TW_SEND, then imm */
 	TW_WRITE_IMM,	/* as TW_SEND, then imm; dst: the client's buffer at offset */
-	TW_POLL,	/* which CQ: reports ret, wr_id, status, opcode, byte_len, wc_flags, imm_data */
+	TW_POLL,	/* which CQ: reports ret and the completion (see struct tw_wc) */
 	TW_QUIET,	/* which CQ: reports tw_quiet() */
 	TW_FILL,	/* offset, len, seed */
 	TW_CHECK,	/* offset, len, seed: reports tw_is() */
@@ -475,31 +486,27 @@ struct tw_sizes {
 };
 
 /*
- * parent: a connection to the server; each side with its own sizes (NULL:
- * the defaults); tw.conn, tw.rmr, tw.cq and tw.rcq are set. A connection
- * that cannot be had ends the test (status 2: it says nothing about the
- * data path).
+ * parent: a connection to the server, the client's side configured with
+ * cfg (NULL: the defaults), the server's with its own sizes (NULL: the
+ * defaults); tw.conn, tw.rmr, tw.cq and tw.rcq are set. A connection that
+ * cannot be had ends the test (status 2: it says nothing about the data
+ * path).
  */
 static TW_UNUSED void
-tw_connect(const struct tw_sizes *client, const struct tw_sizes *server)
+tw_connect_cfg(const struct rpma_conn_cfg *cfg, const struct tw_sizes *server)
 {
 	static const struct tw_sizes none;
 	char desc[TW_DESC_SIZE];
 	struct rpma_conn_private_data pd = {desc, TW_DESC_SIZE};
-	struct rpma_conn_cfg *cfg;
 
-	if (client == NULL)
-		client = &none;
 	if (server == NULL)
 		server = &none;
 	tw_cmd(TW_ACCEPT, server->sq, server->rq, server->cq, server->rcq);
-	cfg = tw_cfg(client->sq, client->rq, client->cq, client->rcq);
-	if (cfg == NULL || rpma_mr_get_descriptor(tw.mr, desc) != 0) {
-		fprintf(stderr, "twosided.h: no configuration or descriptor\n");
+	if (rpma_mr_get_descriptor(tw.mr, desc) != 0) {
+		fprintf(stderr, "twosided.h: no descriptor\n");
 		exit(2);
 	}
 	tw.conn = c_connect(tw.peer, cfg, &pd);
-	(void) rpma_conn_cfg_delete(&cfg);
 	if (tw.conn == NULL) {
 		fprintf(stderr, "twosided.h: no connection to the server\n");
 		exit(2);
@@ -510,6 +517,24 @@ tw_connect(const struct tw_sizes *client, const struct tw_sizes *server)
 		exit(2);
 	}
 	tw_get_cqs(&tw);
+}
+
+/* tw_connect_cfg() with the client's sizes (NULL: the defaults) */
+static TW_UNUSED void
+tw_connect(const struct tw_sizes *client, const struct tw_sizes *server)
+{
+	static const struct tw_sizes none;
+	struct rpma_conn_cfg *cfg;
+
+	if (client == NULL)
+		client = &none;
+	cfg = tw_cfg(client->sq, client->rq, client->cq, client->rcq);
+	if (cfg == NULL) {
+		fprintf(stderr, "twosided.h: no configuration\n");
+		exit(2);
+	}
+	tw_connect_cfg(cfg, server);
+	(void) rpma_conn_cfg_delete(&cfg);
 }
 
 /* parent: ends the connection on both sides */
@@ -697,20 +722,20 @@ static TW_UNUSED void
 tw_sq_overflow(int op, int capacity)
 {
 	char *b = tw.buf;
-	int n, ret = 0, good = 0, recvs = 0, msgs = 0;
+	int posted, ret = 0, completed = 0, receives_used = 0, messages_intact = 0;
 	unsigned char seen_r[TW_MAX_POSTS], seen_m[TW_MAX_POSTS];
 	struct tw_wc swc;
 
 	tw_log_capture();
-	for (n = 0; n < TW_MAX_POSTS; n++) {
-		tw_fill(b + n * TW_SLOT, 8, TW_SEED(n));
-		ret = tw_post(op, n * TW_SLOT, 8, RPMA_F_COMPLETION_ON_ERROR,
-				TW_ID_A + (uint64_t)n, TW_IMM(n));
+	for (posted = 0; posted < TW_MAX_POSTS; posted++) {
+		tw_fill(b + posted * TW_SLOT, 8, TW_SEED(posted));
+		ret = tw_post(op, posted * TW_SLOT, 8, RPMA_F_COMPLETION_ON_ERROR,
+				TW_ID_A + (uint64_t)posted, TW_IMM(posted));
 		if (ret != 0)
 			break;
 	}
 	EXPECT_INT(ret, RPMA_E_PROVIDER);
-	EXPECT_INT(n /* posts before the failure */, capacity);
+	EXPECT_INT(posted, capacity);
 	EXPECT_INT(c_nlogs, 1);
 	EXPECT_INT(c_logs[0].level, RPMA_LOG_LEVEL_ERROR);
 	if (op == TW_WRITE_IMM) {
@@ -722,7 +747,7 @@ tw_sq_overflow(int op, int capacity)
 		char tail[128];
 
 		snprintf(tail, sizeof(tail), ", wr_id=0x%x, opcode=IBV_WR_RDMA_WRITE, "
-				"send_flags=0) failed: ", (unsigned)(TW_ID_A + (uint64_t)n));
+				"send_flags=0) failed: ", (unsigned)(TW_ID_A + (uint64_t)posted));
 		EXPECT_STR(c_logs[0].function, "rpma_mr_write");
 		EXPECT_TRUE(strncmp(c_logs[0].message, "ibv_post_send(dst_addr=0x", 25) == 0);
 		EXPECT_TRUE(strstr(c_logs[0].message, ", length=8, lkey=0x") != NULL);
@@ -731,43 +756,46 @@ tw_sq_overflow(int op, int capacity)
 		EXPECT_STR(c_logs[0].function, "rpma_mr_send");
 		EXPECT_TRUE(strncmp(c_logs[0].message, "ibv_post_send failed: ", 22) == 0);
 	}
+	fprintf(stderr, "logged: %s", c_logs[0].message); /* not an observation */
 	tw_log_restore();
 	EXPECT_INT(tw_quiet(tw.cq), 0);
 
 	memset(seen_r, 0, sizeof(seen_r));
 	memset(seen_m, 0, sizeof(seen_m));
-	for (int j = 0; j < n; j++) {
+	for (int j = 0; j < posted; j++) {
 		if (op == TW_WRITE_IMM)
 			srv_recv(-1, 0, TW_RID + (uint64_t)j);
 		else
 			srv_recv(j * TW_SLOT, TW_SLOT, TW_RID + (uint64_t)j);
 	}
-	for (int j = 0; j < n; j++) {
+	for (int j = 0; j < posted; j++) {
 		long long r, m;
 
 		swc = srv_wc(TW_MAIN_CQ);
 		if (swc.ret != 0 || swc.status != IBV_WC_SUCCESS ||
 				swc.opcode != tw_recv_opcode(op) || swc.byte_len != 8)
 			continue;
-		good++;
+		completed++;
 		r = (long long)(swc.wr_id - TW_RID);
-		if (r >= 0 && r < n && !seen_r[r]++)
-			recvs++;
+		if (r < 0 || r >= posted)
+			continue;
+		if (!seen_r[r]++)
+			receives_used++;
 		/* which message: by its immediate data or by the bytes received */
 		if (op == TW_SEND)
-			m = srv_find(r * TW_SLOT, 8, TW_SEED(0), TW_SEED(n - 1)) - TW_SEED(0);
+			m = srv_find(r * TW_SLOT, 8, TW_SEED(0), TW_SEED(posted - 1)) - TW_SEED(0);
 		else
 			m = (long long)ntohl(swc.imm_data) - TW_IMM(0);
-		if (m < 0 || m >= n)
+		if (m < 0 || m >= posted)
 			continue;
 		/* its data: in the receive, or where it was written */
 		if (srv_is((op == TW_WRITE_IMM ? m : r) * TW_SLOT, 8, TW_SEED(m)) == 1 &&
 				!seen_m[m]++)
-			msgs++;
+			messages_intact++;
 	}
-	EXPECT_INT(good /* successful receive completions */, capacity);
-	EXPECT_INT(recvs /* distinct receives used */, capacity);
-	EXPECT_INT(msgs /* distinct messages delivered intact */, capacity);
+	EXPECT_INT(completed, capacity);
+	EXPECT_INT(receives_used, capacity);
+	EXPECT_INT(messages_intact, capacity);
 	EXPECT_INT(srv_quiet(TW_MAIN_CQ), 0);
 	EXPECT_INT(tw_quiet(tw.cq), 0);
 
@@ -786,9 +814,9 @@ tw_sq_overflow(int op, int capacity)
 }
 
 /*
- * A message that does not wait: posted before the server has a receive,
- * it is retried (receiver not ready) until the server posts one, and only
- * then completes on both sides.
+ * A message posted before the server has a receive waits: it is retried
+ * (receiver not ready, for ever by default) until the server posts one, and
+ * only then completes on both sides.
  */
 static TW_UNUSED void
 tw_late_receive(int op)
@@ -823,8 +851,9 @@ tw_late_receive(int op)
 /*
  * A message longer than the server's receive: an error completion on both
  * sides, and both queue pairs in the error state, where every later post
- * of the sender completes with IBV_WC_WR_FLUSH_ERR -- with a completion even when
- * posted with RPMA_F_COMPLETION_ON_ERROR, as an error is always reported.
+ * of the sender completes with IBV_WC_WR_FLUSH_ERR -- with a completion
+ * even when posted with RPMA_F_COMPLETION_ON_ERROR, as an error is always
+ * reported.
  * Must be the last step on its connection.
  */
 static TW_UNUSED void
