@@ -234,9 +234,10 @@ impl ConnReq {
     ) -> Result<()> {
         post::recv(
             post::RecvQueue::Qp(self.id().qp()),
-            Some(dst.sge(offset, len)),
+            Some(dst),
+            offset,
+            len,
             op_context,
-            "rpma_mr_recv\0",
         )
     }
 

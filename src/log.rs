@@ -127,6 +127,18 @@ pub fn enabled(level: Level) -> bool {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! rpma_log {
+    // The function's name chosen at run time: a NUL-terminated &'static str.
+    ($level:expr, in $function:expr, $($arg:tt)+) => {
+        if $crate::log::enabled($level) {
+            $crate::log::emit(
+                $level,
+                concat!(file!(), "\0"),
+                line!(),
+                $function,
+                format_args!($($arg)+),
+            )
+        }
+    };
     ($level:expr, $function:literal, $($arg:tt)+) => {
         if $crate::log::enabled($level) {
             $crate::log::emit(

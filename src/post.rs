@@ -176,15 +176,7 @@ impl SendWr {
         if !crate::log::enabled(Level::Error) {
             return;
         }
-        let log = |args: std::fmt::Arguments| {
-            crate::log::emit(
-                Level::Error,
-                concat!(file!(), "\0"),
-                line!(),
-                kind.func(),
-                args,
-            )
-        };
+        let log = |args: std::fmt::Arguments| rpma_log!(Level::Error, in kind.func(), "{}", args);
         let signaled = if self.wr.send_flags & sys::IBV_SEND_SIGNALED != 0 {
             "IBV_SEND_SIGNALED"
         } else {
@@ -243,14 +235,16 @@ pub(crate) enum RecvQueue {
     Srq(*mut sys::ibv_srq),
 }
 
-/// Posts one receive of `sge` (none: a 0-byte buffer) on `queue`.
+/// Posts one receive of `len` bytes at `offset` of `dst` (no region, offset
+/// and length 0: a 0-byte buffer) on `queue`.
 pub(crate) fn recv(
     queue: RecvQueue,
-    sge: Option<sys::ibv_sge>,
+    dst: Option<&MrLocal>,
+    offset: usize,
+    len: usize,
     op_context: *const c_void,
-    func: &'static str,
 ) -> Result<()> {
-    let mut sge = sge;
+    let mut sge = local(dst, offset, len)?;
     let mut wr = sys::ibv_recv_wr {
         wr_id: wr_id(op_context),
         next: std::ptr::null_mut(),
@@ -260,10 +254,15 @@ pub(crate) fn recv(
     let mut bad = std::ptr::null_mut();
     // SAFETY: the queue is live (its owner is borrowed by the caller); wr
     // and its SGE live on this stack frame for the call.
-    let (call, ret) = unsafe {
+    let (func, call, ret) = unsafe {
         match queue {
-            RecvQueue::Qp(qp) => ("ibv_post_recv", sys::ibv_post_recv(qp, &mut wr, &mut bad)),
+            RecvQueue::Qp(qp) => (
+                "rpma_mr_recv\0",
+                "ibv_post_recv",
+                sys::ibv_post_recv(qp, &mut wr, &mut bad),
+            ),
             RecvQueue::Srq(srq) => (
+                "rpma_mr_srq_recv\0",
                 "ibv_post_srq_recv",
                 sys::ibv_post_srq_recv(srq, &mut wr, &mut bad),
             ),
@@ -278,15 +277,7 @@ fn posted(func: &'static str, call: &str, ret: c_int) -> Result<()> {
     if ret == 0 {
         return Ok(());
     }
-    if crate::log::enabled(Level::Error) {
-        crate::log::emit(
-            Level::Error,
-            concat!(file!(), "\0"),
-            line!(),
-            func,
-            format_args!("{} failed: {}", call, Errno(ret)),
-        );
-    }
+    rpma_log!(Level::Error, in func, "{} failed: {}", call, Errno(ret));
     Err(Error::Provider)
 }
 

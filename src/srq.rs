@@ -60,12 +60,12 @@ impl Srq {
         len: usize,
         op_context: *const c_void,
     ) -> Result<()> {
-        let sge = post::local(dst, offset, len)?;
         post::recv(
             post::RecvQueue::Srq(self.as_ptr()),
-            sge,
+            dst,
+            offset,
+            len,
             op_context,
-            "rpma_mr_srq_recv\0",
         )
     }
 

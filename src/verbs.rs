@@ -53,15 +53,7 @@ pub(crate) fn provider_failed(call: &str) -> Error {
 /// message's origin, where the C library's message names it too.
 pub(crate) fn provider_failed_in(func: &'static str, call: &str) -> Error {
     let e = errno();
-    if crate::log::enabled(Level::Error) {
-        crate::log::emit(
-            Level::Error,
-            concat!(file!(), "\0"),
-            line!(),
-            func,
-            format_args!("{}() failed: {}", call, Errno(e)),
-        );
-    }
+    rpma_log!(Level::Error, in func, "{}() failed: {}", call, Errno(e));
     Error::Provider
 }
 

@@ -156,13 +156,7 @@ impl Conn {
         len: usize,
         op_context: *const c_void,
     ) -> Result<()> {
-        let sge = post::local(dst, offset, len)?;
-        post::recv(
-            post::RecvQueue::Qp(self.qp()),
-            sge,
-            op_context,
-            "rpma_mr_recv\0",
-        )
+        post::recv(post::RecvQueue::Qp(self.qp()), dst, offset, len, op_context)
     }
 
     /// Blocks until a queue of the connection reports to the shared
