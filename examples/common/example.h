@@ -1,18 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * example.h -- the helpers every example program uses: error reports,
- * teardown bookkeeping, opening a peer, page-aligned buffers and waiting
- * for a connection event. Each function says what went wrong on stderr,
+ * teardown bookkeeping, opening a peer, page-aligned buffers, waiting for
+ * a connection event, and waiting for completions with a deadline
+ * (next_wc(), expect_wc()). Each function says what went wrong on stderr,
  * prefixed by "who" (the program's role), so a failed run explains itself.
  */
 #ifndef EXAMPLES_COMMON_EXAMPLE_H
 #define EXAMPLES_COMMON_EXAMPLE_H
 
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <infiniband/verbs.h>
 #include <librpma.h>
+
+/* how long any one completion may take before a wait gives up */
+#ifndef COMPLETION_TIMEOUT_MS
+#define COMPLETION_TIMEOUT_MS 10000
+#endif
 
 /* "who: what failed: library's text" on stderr, for any failed librpma call */
 static inline void
@@ -91,6 +103,221 @@ expect_event(const char *who, struct rpma_conn *conn, enum rpma_conn_event want,
 	if (event != want) {
 		fprintf(stderr, "%s: expected %s, got %s\n", who, name,
 				rpma_utils_conn_event_2str(event));
+		return 1;
+	}
+	return 0;
+}
+
+
+/* a point in time ms milliseconds from now */
+static inline struct timespec
+deadline_in(int ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
+
+/* milliseconds left until deadline, never negative */
+static inline int
+ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (deadline->tv_sec - now.tv_sec) * 1000LL +
+		(deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms > 0 ? (int)ms : 0;
+}
+
+/*
+ * Waits until fd is readable or the deadline passed; a signal neither cuts
+ * the wait short nor stretches it. Returns 0 when readable, 1 on timeout,
+ * -1 on a poll error (reported).
+ */
+static inline int
+wait_readable(const char *who, int fd, const struct timespec *deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int ret;
+
+	do
+		ret = poll(&pfd, 1, ms_left(deadline));
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0) {
+		fprintf(stderr, "%s: poll: %s\n", who, strerror(errno));
+		return -1;
+	}
+	return ret == 0 ? 1 : 0;
+}
+
+/* names for the completion values the example may meet */
+static inline const char *
+wc_opcode_name(enum ibv_wc_opcode opcode)
+{
+	switch (opcode) {
+	case IBV_WC_SEND: return "SEND";
+	case IBV_WC_RDMA_WRITE: return "RDMA_WRITE";
+	case IBV_WC_RDMA_READ: return "RDMA_READ";
+	case IBV_WC_ATOMIC_WRITE: return "ATOMIC_WRITE";
+	case IBV_WC_RECV: return "RECV";
+	case IBV_WC_RECV_RDMA_WITH_IMM: return "RECV_RDMA_WITH_IMM";
+	default: return "another opcode";
+	}
+}
+
+static inline const char *
+wc_status_name(enum ibv_wc_status status)
+{
+	switch (status) {
+	case IBV_WC_SUCCESS: return "SUCCESS";
+	case IBV_WC_LOC_LEN_ERR: return "LOC_LEN_ERR";
+	case IBV_WC_LOC_PROT_ERR: return "LOC_PROT_ERR";
+	case IBV_WC_WR_FLUSH_ERR: return "WR_FLUSH_ERR";
+	case IBV_WC_REM_INV_REQ_ERR: return "REM_INV_REQ_ERR";
+	case IBV_WC_REM_ACCESS_ERR: return "REM_ACCESS_ERR";
+	case IBV_WC_REM_OP_ERR: return "REM_OP_ERR";
+	case IBV_WC_RETRY_EXC_ERR: return "RETRY_EXC_ERR";
+	case IBV_WC_RNR_RETRY_EXC_ERR: return "RNR_RETRY_EXC_ERR";
+	default: return "another error";
+	}
+}
+
+/*
+ * Takes the next completion from cq into *wc. While the CQ is empty it
+ * sleeps in rpma_cq_wait(), but only once the CQ's fd says an event is
+ * there, so a completion that never comes ends in an error message after
+ * COMPLETION_TIMEOUT_MS instead of a hang. A wait may wake up without a
+ * new completion (an event left from one already taken): the loop simply
+ * looks again. hangup_fd, when not -1, is a connection's event fd: an
+ * event there while nothing completed means the peer gave up (receives on
+ * a shared RQ are not flushed when a connection breaks), and ends the wait
+ * at once. Returns 0, or non-zero after reporting; the completion's status
+ * is not looked at here.
+ */
+static inline int
+next_wc(const char *who, struct rpma_cq *cq, int hangup_fd, struct ibv_wc *wc)
+{
+	struct timespec deadline = deadline_in(COMPLETION_TIMEOUT_MS);
+	struct pollfd pfd[2] = {
+		{ .fd = -1, .events = POLLIN },
+		{ .fd = hangup_fd, .events = POLLIN },	/* poll() skips fd -1 */
+	};
+	int ret;
+
+	ret = rpma_cq_get_fd(cq, &pfd[0].fd);
+	if (ret) {
+		report(who, "rpma_cq_get_fd", ret);
+		return 1;
+	}
+	for (;;) {
+		ret = rpma_cq_get_wc(cq, 1, wc, NULL);
+		if (ret == 0)
+			return 0;
+		if (ret != RPMA_E_NO_COMPLETION) {
+			report(who, "rpma_cq_get_wc", ret);
+			return 1;
+		}
+		if (pfd[1].revents) {
+			fprintf(stderr, "%s: the connection ended while a completion was awaited\n",
+					who);
+			return 1;
+		}
+		/* a signal neither cuts the wait short nor stretches it */
+		do
+			ret = poll(pfd, 2, ms_left(&deadline));
+		while (ret < 0 && errno == EINTR);
+		if (ret < 0) {
+			fprintf(stderr, "%s: poll: %s\n", who, strerror(errno));
+			return 1;
+		}
+		if (ret == 0) {
+			fprintf(stderr, "%s: no completion within %d s\n", who,
+					COMPLETION_TIMEOUT_MS / 1000);
+			return 1;
+		}
+		/* a connection event: look at the CQ once more, then give up */
+		if (!pfd[0].revents)
+			continue;
+		/* readable, so this does not block; it also re-arms the CQ */
+		ret = rpma_cq_wait(cq);
+		if (ret) {
+			report(who, "rpma_cq_wait", ret);
+			return 1;
+		}
+	}
+}
+
+/*
+ * Takes the next completion from cq (hangup_fd as for next_wc()) and checks
+ * it belongs to the operation posted with op_context, succeeded and has
+ * the opcode want (or alt, for operations a library may carry out natively
+ * or emulate). Returns 0 when it does, else non-zero after saying what is
+ * wrong.
+ */
+static inline int
+expect_wc(const char *who, struct rpma_cq *cq, int hangup_fd, const void *op_context,
+		enum ibv_wc_opcode want, enum ibv_wc_opcode alt, const char *what,
+		struct ibv_wc *wc)
+{
+	if (next_wc(who, cq, hangup_fd, wc))
+		return 1;
+	if (wc->status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "%s: %s completed with status %s (%d)\n", who, what,
+				wc_status_name(wc->status), (int)wc->status);
+		return 1;
+	}
+	if (wc->wr_id != (uint64_t)(uintptr_t)op_context) {
+		fprintf(stderr, "%s: %s: the completion carries wr_id 0x%llx, not 0x%llx\n",
+				who, what, (unsigned long long)wc->wr_id,
+				(unsigned long long)(uintptr_t)op_context);
+		return 1;
+	}
+	if (wc->opcode != want && wc->opcode != alt) {
+		fprintf(stderr, "%s: %s: the completion has opcode %s (%d), not %s\n",
+				who, what, wc_opcode_name(wc->opcode), (int)wc->opcode,
+				wc_opcode_name(want));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The next connection request of ep, built with cfg (NULL: defaults).
+ * rpma_ep_next_conn_req() alone would wait for ever; this gives up after
+ * timeout_ms, so a server whose client never comes says so. Returns 0, or
+ * non-zero after reporting.
+ */
+static inline int
+next_request(const char *who, struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
+		int timeout_ms, struct rpma_conn_req **req)
+{
+	struct timespec deadline = deadline_in(timeout_ms);
+	int fd = -1;
+	int ret;
+
+	ret = rpma_ep_get_fd(ep, &fd);
+	if (ret) {
+		report(who, "rpma_ep_get_fd", ret);
+		return 1;
+	}
+	ret = wait_readable(who, fd, &deadline);
+	if (ret) {
+		if (ret > 0)
+			fprintf(stderr, "%s: no client within %d s\n", who, timeout_ms / 1000);
+		return 1;
+	}
+	ret = rpma_ep_next_conn_req(ep, cfg, req);
+	if (ret) {
+		report(who, "rpma_ep_next_conn_req", ret);
 		return 1;
 	}
 	return 0;

@@ -20,56 +20,6 @@
 
 #define WHO "server"
 
-/* milliseconds left until deadline, never negative */
-static int
-ms_left(const struct timespec *deadline)
-{
-	struct timespec now;
-	long long ms;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (deadline->tv_sec - now.tv_sec) * 1000LL +
-		(deadline->tv_nsec - now.tv_nsec) / 1000000;
-	return ms > 0 ? (int)ms : 0;
-}
-
-/*
- * Waits until the endpoint has an event (a connect request) to hand out.
- * rpma_ep_next_conn_req() itself would block for ever, and a server whose
- * client never comes should say so instead of hanging.
- * Returns 0 when readable, 1 on timeout, -1 on a poll error.
- */
-static int
-wait_for_client(struct rpma_ep *ep, int timeout_ms)
-{
-	struct timespec deadline;
-	struct pollfd pfd = { .events = POLLIN };
-	int ret;
-
-	ret = rpma_ep_get_fd(ep, &pfd.fd);
-	if (ret) {
-		report(WHO, "rpma_ep_get_fd", ret);
-		return -1;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
-
-	/* a signal must not cut the wait short nor stretch it */
-	do
-		ret = poll(&pfd, 1, ms_left(&deadline));
-	while (ret < 0 && errno == EINTR);
-	if (ret < 0) {
-		perror(WHO ": poll");
-		return -1;
-	}
-	return ret == 0 ? 1 : 0;
-}
-
 /*
  * Checks the HELLO in the request's private data: header sound, and the
  * client's descriptor decodes into a region of the size the protocol
@@ -238,17 +188,8 @@ main(int argc, char *argv[])
 	printf(WHO ": listening on %s:%s, %d byte region registered\n",
 			addr, port, SERVER_BUF_SIZE);
 
-	ret = wait_for_client(ep, ACCEPT_TIMEOUT_MS);
-	if (ret) {
-		if (ret > 0)
-			fprintf(stderr, WHO ": no client within %d s\n", ACCEPT_TIMEOUT_MS / 1000);
+	if (next_request(WHO, ep, NULL, ACCEPT_TIMEOUT_MS, &req))
 		goto err_ep_shutdown;
-	}
-	ret = rpma_ep_next_conn_req(ep, NULL, &req);
-	if (ret) {
-		report(WHO, "rpma_ep_next_conn_req", ret);
-		goto err_ep_shutdown;
-	}
 	printf(WHO ": a connection request arrived\n");
 
 	if (serve(req, &welcome))

@@ -437,30 +437,9 @@ main(int argc, char *argv[])
 	printf(WHO ": listening on %s:%s, %d byte region registered, %d receives posted on the SRQ\n",
 			addr, port, SERVER_BUF_SIZE, RECV_SLOTS);
 
-	{
-		struct timespec deadline = deadline_in(ACCEPT_TIMEOUT_MS);
-		int fd = -1;
-
-		/* rpma_ep_next_conn_req() alone would wait for ever */
-		ret = rpma_ep_get_fd(ep, &fd);
-		if (ret) {
-			report(WHO, "rpma_ep_get_fd", ret);
-			goto err_ep_shutdown;
-		}
-		ret = wait_readable(WHO, fd, &deadline);
-		if (ret) {
-			if (ret > 0)
-				fprintf(stderr, WHO ": no client within %d s\n",
-						ACCEPT_TIMEOUT_MS / 1000);
-			goto err_ep_shutdown;
-		}
-	}
 	/* the request's connection is built with cfg, so it uses the SRQ */
-	ret = rpma_ep_next_conn_req(ep, cfg, &req);
-	if (ret) {
-		report(WHO, "rpma_ep_next_conn_req", ret);
+	if (next_request(WHO, ep, cfg, ACCEPT_TIMEOUT_MS, &req))
 		goto err_ep_shutdown;
-	}
 	printf(WHO ": a connection request arrived\n");
 
 	failed = serve(req, &welcome, srq, buf, msgs, msgs_mr);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# run-pair.sh SERVER_LIB SERVER_BIN CLIENT_LIB CLIENT_BIN
+# run-pair.sh SERVER_LIB SERVER_BIN CLIENT_LIB CLIENT_BIN [ARG...]
 #
-# Runs a client/server example pair on RPMA_TESTING_IP, the server with
+# Runs a client/server example pair on RPMA_TESTING_IP (each program gets
+# "<addr> <port> ARG..."), the server with
 # LD_LIBRARY_PATH naming SERVER_LIB's directory and the client with
 # CLIENT_LIB's, so any combination of two librpma.so.0 builds can be made
 # to talk to each other. The server is started first; the client only once
@@ -10,18 +11,27 @@
 # for. Exits 0 only when both programs exited 0 and both were served right.
 #
 # Environment: RPMA_TESTING_IP (required), RUN_PAIR_TIMEOUT (seconds each
-# program may run, default 60).
+# program may run, default 60), RUN_PAIR_VALGRIND (a suppressions file:
+# both programs run under valgrind memcheck, and any error or definite leak
+# fails the run), RUN_PAIR_PRELOAD (non-empty: each library is forced in
+# with LD_PRELOAD instead of found through LD_LIBRARY_PATH).
 set -u
-if [ $# -ne 4 ]; then
-  sed -n '2,13s/^# \{0,1\}//p' "$0" >&2
+if [ $# -lt 4 ]; then
+  sed -n '2,19s/^# \{0,1\}//p' "$0" >&2
   exit 2
 fi
+extra=("${@:5}")
 ip=${RPMA_TESTING_IP:-}
 if [ -z "$ip" ]; then
   echo "run-pair: RPMA_TESTING_IP is not set (run under softroce/rxe-run)" >&2
   exit 2
 fi
 limit=${RUN_PAIR_TIMEOUT:-60}
+wrap=()
+if [ -n "${RUN_PAIR_VALGRIND:-}" ]; then
+  wrap=(valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite
+        --errors-for-leak-kinds=definite --suppressions="$RUN_PAIR_VALGRIND")
+fi
 # one port per run, below the ephemeral range, like the live tests' t_port()
 port=$((20000 + $$ % 20000))
 
@@ -54,9 +64,11 @@ trap cleanup EXIT
 # program itself, so only the program is traced, not timeout(1).
 start() {
   local side=$1
-  timeout -k 5 "$limit" env LD_LIBRARY_PATH="${dir[$side]}" \
+  local load=LD_LIBRARY_PATH="${dir[$side]}"
+  [ -n "${RUN_PAIR_PRELOAD:-}" ] && load=LD_PRELOAD="${lib[$side]}"
+  timeout -k 5 "$limit" env "$load" \
     LD_DEBUG=files LD_DEBUG_OUTPUT="$work/$side.trace" \
-    "${bin[$side]}" "$ip" "$port" >"$work/$side.out" 2>&1 </dev/null &
+    "${wrap[@]}" "${bin[$side]}" "$ip" "$port" "${extra[@]}" >"$work/$side.out" 2>&1 </dev/null &
   pid[$side]=$!
 }
 
