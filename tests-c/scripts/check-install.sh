@@ -3,7 +3,9 @@
 #
 # `make install` into a staging DESTDIR and into a temporary PREFIX; then a
 # C program is built against the installed copy with pkg-config and with
-# CMake find_package(librpma), and must run served by the installed library.
+# CMake find_package(librpma), and must run served by the installed library;
+# and every example program (examples/*/{server,client}.c) must build both
+# ways too (they run on rxe0 in the example.* tests).
 set -u
 root=$1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -40,5 +42,23 @@ cmake -S "$root/tests-c/install" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" 
 for exe in consumer_target consumer_vars; do
   LD_LIBRARY_PATH=$prefix/lib "$work/cmake/$exe" || bad "CMake-built $exe failed"
 done
-[ $fail -eq 0 ] && echo "install: DESTDIR and PREFIX layouts, $mans man3 pages, pkg-config and CMake consumers served by the installed library"
+
+# the examples, both ways
+n=0
+for src in "$root"/examples/*/server.c "$root"/examples/*/client.c; do
+  ex=$(basename "$(dirname "$src")")_$(basename "$src" .c)
+  # shellcheck disable=SC2046
+  gcc -std=gnu99 -Wall -Wextra -Werror "$src" -o "$work/pc_$ex" $(pkg-config --cflags --libs librpma) \
+    || bad "pkg-config build of $src failed"
+  readelf -d "$work/pc_$ex" | grep -q 'NEEDED.*\[librpma\.so\.0\]' || bad "$ex: no NEEDED librpma.so.0"
+  n=$((n + 1))
+done
+cmake -S "$root/tests-c/install/examples" -B "$work/cmake-examples" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DEXAMPLES_DIR="$root/examples" -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >"$work/cmake-ex.log" 2>&1 \
+  && cmake --build "$work/cmake-examples" -j2 >>"$work/cmake-ex.log" 2>&1 \
+  || { cat "$work/cmake-ex.log"; bad "CMake find_package build of the examples failed"; }
+built=$(find "$work/cmake-examples" -maxdepth 1 -type f -executable -name '*_server' -o -maxdepth 1 -type f -executable -name '*_client' | wc -l)
+[ "$built" -eq "$n" ] || bad "CMake built $built example programs, expected $n"
+
+[ $fail -eq 0 ] && echo "install: DESTDIR and PREFIX layouts, $mans man3 pages, pkg-config and CMake consumers served by the installed library, $n example programs built both ways"
 exit $fail
