@@ -10,7 +10,7 @@ use std::ptr::NonNull;
 use crate::error::{Error, Result};
 use crate::log::Level;
 use crate::sys;
-use crate::verbs::{check, next_cq_event, provider_failed, CompChannel};
+use crate::verbs::{check_errno_value, next_cq_event, provider_failed, CompChannel};
 
 /// A completion queue and the channel that reports its completions: its own
 /// channel, or one shared by all queues of a connection.
@@ -69,7 +69,7 @@ impl Cq {
     /// Asks for a channel event at the next completion.
     pub(crate) fn arm(&self) -> Result<()> {
         // SAFETY: the CQ is live.
-        check("ibv_req_notify_cq", unsafe {
+        check_errno_value("ibv_req_notify_cq", unsafe {
             sys::ibv_req_notify_cq(self.cq.as_ptr(), 0)
         })
     }
@@ -155,7 +155,7 @@ impl Cq {
             me.own_channel.take()
         };
         // SAFETY: the CQ is ours and no QP uses it any more (owner order).
-        let r = check("ibv_destroy_cq", unsafe { sys::ibv_destroy_cq(cq) });
+        let r = check_errno_value("ibv_destroy_cq", unsafe { sys::ibv_destroy_cq(cq) });
         let r2 = channel.map_or(Ok(()), CompChannel::destroy);
         r.and(r2)
     }

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::log::Level;
 use crate::peer::Peer;
 use crate::sys;
-use crate::verbs::{check, errno, provider_failed, Errno};
+use crate::verbs::{check_errno_value, errno, provider_failed, Errno};
 
 /// What a region is used for; the `RPMA_MR_USAGE_*` bits.
 pub mod usage {
@@ -189,7 +189,7 @@ impl MrLocal {
         let mr = self.mr.as_ptr();
         std::mem::forget(self);
         // SAFETY: the MR is ours and deregistered once.
-        check("ibv_dereg_mr", unsafe { sys::ibv_dereg_mr(mr) })
+        check_errno_value("ibv_dereg_mr", unsafe { sys::ibv_dereg_mr(mr) })
     }
 }
 

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::log::Level;
 use crate::sys;
 use crate::utils;
-use crate::verbs::{check, errno, provider_failed_with, set_errno};
+use crate::verbs::{check_errno_value, errno, provider_failed_with, set_errno};
 
 /// A protection domain on a device, with the device's capabilities.
 #[derive(Debug)]
@@ -104,7 +104,7 @@ impl Peer {
         let pd = self.pd.as_ptr();
         std::mem::forget(self);
         // SAFETY: the PD is ours and released once.
-        check("ibv_dealloc_pd", unsafe { sys::ibv_dealloc_pd(pd) })
+        check_errno_value("ibv_dealloc_pd", unsafe { sys::ibv_dealloc_pd(pd) })
     }
 }
 

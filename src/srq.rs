@@ -11,7 +11,7 @@ use crate::peer::Peer;
 use crate::post;
 use crate::srq_cfg::SrqCfg;
 use crate::sys;
-use crate::verbs::{check, provider_failed};
+use crate::verbs::{check_errno_value, provider_failed};
 
 /// A shared receive queue (opaque to C).
 #[derive(Debug)]
@@ -80,7 +80,7 @@ impl Srq {
         let srq = self.srq.as_ptr();
         std::mem::forget(self);
         // SAFETY: the SRQ is ours; no QP uses it any more (caller's order).
-        let r2 = check("ibv_destroy_srq", unsafe { sys::ibv_destroy_srq(srq) });
+        let r2 = check_errno_value("ibv_destroy_srq", unsafe { sys::ibv_destroy_srq(srq) });
         r.and(r2)
     }
 }

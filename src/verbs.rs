@@ -63,7 +63,17 @@ pub(crate) fn provider_failed_with(call: &str, err: c_int) -> Error {
     Error::Provider
 }
 
-/// Maps the 0 / non-zero result of a librdmacm or libibverbs call.
+/// Maps the 0 / errno-value result of the libibverbs calls that return the
+/// error instead of setting errno (the destroy calls, ibv_req_notify_cq).
+pub(crate) fn check_errno_value(call: &str, ret: c_int) -> Result<()> {
+    if ret == 0 {
+        Ok(())
+    } else {
+        Err(provider_failed_with(call, ret))
+    }
+}
+
+/// Maps the 0 / non-zero result of a call that sets errno on failure.
 pub(crate) fn check(call: &str, ret: c_int) -> Result<()> {
     if ret == 0 {
         Ok(())
@@ -279,7 +289,7 @@ impl CompChannel {
         let ch = self.0.as_ptr();
         std::mem::forget(self);
         // SAFETY: created by us; its CQs were destroyed before (owner order).
-        check("ibv_destroy_comp_channel", unsafe {
+        check_errno_value("ibv_destroy_comp_channel", unsafe {
             sys::ibv_destroy_comp_channel(ch)
         })
     }
