@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * example.h -- the helpers every example program uses: error reports,
- * teardown bookkeeping, opening a peer, page-aligned buffers, waiting for
- * a connection event, and waiting for completions with a deadline
- * (next_wc(), expect_wc()). Each function says what went wrong on stderr,
+ * teardown bookkeeping, opening a peer, page-aligned buffers, and waits
+ * that all have a deadline: for a connection request (next_request()), a
+ * connection event (expect_event_within()) and completions (next_wc(),
+ * expect_wc(), expect_wcs() for several in any order); plus the FNV-1a
+ * checksum the examples put into their messages. Each function says what went wrong on stderr,
  * prefixed by "who" (the program's role), so a failed run explains itself.
  */
 #ifndef EXAMPLES_COMMON_EXAMPLE_H
@@ -107,7 +109,6 @@ expect_event(const char *who, struct rpma_conn *conn, enum rpma_conn_event want,
 	}
 	return 0;
 }
-
 
 /* a point in time ms milliseconds from now */
 static inline struct timespec
@@ -319,6 +320,100 @@ next_request(const char *who, struct rpma_ep *ep, const struct rpma_conn_cfg *cf
 	if (ret) {
 		report(who, "rpma_ep_next_conn_req", ret);
 		return 1;
+	}
+	return 0;
+}
+
+/*
+ * expect_event() with a deadline: waits at most timeout_ms for the next
+ * event of conn to arrive, then takes it and checks it is want. Returns 0
+ * when it is, else non-zero after saying what happened instead.
+ */
+static inline int
+expect_event_within(const char *who, struct rpma_conn *conn, enum rpma_conn_event want,
+		const char *name, int timeout_ms)
+{
+	struct timespec deadline = deadline_in(timeout_ms);
+	int fd = -1;
+	int ret;
+
+	ret = rpma_conn_get_event_fd(conn, &fd);
+	if (ret) {
+		report(who, "rpma_conn_get_event_fd", ret);
+		return 1;
+	}
+	ret = wait_readable(who, fd, &deadline);
+	if (ret) {
+		if (ret > 0)
+			fprintf(stderr, "%s: no %s within %d s\n", who, name, timeout_ms / 1000);
+		return 1;
+	}
+	return expect_event(who, conn, want, name);
+}
+
+/* 32-bit FNV-1a over a payload */
+static inline uint32_t
+checksum(const uint8_t *data, size_t len)
+{
+	uint32_t sum = 0x811c9dc5u;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		sum = (sum ^ data[i]) * 0x01000193u;
+	return sum;
+}
+
+/*
+ * One completion a step waits for: the op_context its operation was posted
+ * with, the opcode it must carry and its name for messages.
+ */
+struct wc_want {
+	const void *op_context;
+	enum ibv_wc_opcode opcode;
+	const char *what;
+};
+
+/*
+ * Takes n completions (n <= 32) from cq, in whatever order they come: a
+ * send's completion and the receive of the peer's answer to it may come
+ * either way round. Each must succeed and belong to a different want[i]
+ * (by wr_id) with its opcode; got[i] is then the one for want[i].
+ * hangup_fd as for next_wc(). Returns 0 when every want was met once.
+ */
+static inline int
+expect_wcs(const char *who, struct rpma_cq *cq, int hangup_fd, int n,
+		const struct wc_want *want, struct ibv_wc *got)
+{
+	uint32_t seen = 0;
+	struct ibv_wc wc;
+	int k, i;
+
+	for (k = 0; k < n; k++) {
+		if (next_wc(who, cq, hangup_fd, &wc))
+			return 1;
+		for (i = 0; i < n; i++)
+			if (!(seen & (1u << i)) &&
+					wc.wr_id == (uint64_t)(uintptr_t)want[i].op_context)
+				break;
+		if (i == n) {
+			fprintf(stderr, "%s: a completion (status %s, opcode %s) carries wr_id 0x%llx, which names no awaited operation\n",
+					who, wc_status_name(wc.status), wc_opcode_name(wc.opcode),
+					(unsigned long long)wc.wr_id);
+			return 1;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "%s: %s completed with status %s (%d)\n", who,
+					want[i].what, wc_status_name(wc.status), (int)wc.status);
+			return 1;
+		}
+		if (wc.opcode != want[i].opcode) {
+			fprintf(stderr, "%s: %s: the completion has opcode %s (%d), not %s\n",
+					who, want[i].what, wc_opcode_name(wc.opcode), (int)wc.opcode,
+					wc_opcode_name(want[i].opcode));
+			return 1;
+		}
+		seen |= 1u << i;
+		got[i] = wc;
 	}
 	return 0;
 }

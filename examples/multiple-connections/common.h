@@ -109,34 +109,6 @@ greeting_text(char text[GREETING_TEXT_LEN], unsigned index, unsigned count, unsi
 }
 
 /*
- * Waits at most timeout_ms for the next event of conn and takes it;
- * returns 0 when it is want (called name in messages), else non-zero after
- * saying what came instead or that nothing came.
- */
-static inline int
-wait_event(const char *who, struct rpma_conn *conn, enum rpma_conn_event want,
-		const char *name, int timeout_ms)
-{
-	struct timespec deadline = deadline_in(timeout_ms);
-	int fd = -1;
-	int ret;
-
-	ret = rpma_conn_get_event_fd(conn, &fd);
-	if (ret) {
-		report(who, "rpma_conn_get_event_fd", ret);
-		return 1;
-	}
-	ret = wait_readable(who, fd, &deadline);
-	if (ret) {
-		if (ret > 0)
-			fprintf(stderr, "%s: no %s within %d s\n", who, name, timeout_ms / 1000);
-		return 1;
-	}
-	/* readable: rpma_conn_next_event() does not block */
-	return expect_event(who, conn, want, name);
-}
-
-/*
  * next_wc() for a connection whose CQs share one completion channel
  * (rpma_conn_cfg_set_compl_channel(cfg, true)): rpma_cq_wait() refuses
  * such CQs, so the wait is rpma_conn_wait() on the connection's channel,

@@ -104,17 +104,6 @@ expected_byte(size_t pos, int done)
 	return PATTERN_BYTE(pos);
 }
 
-/* 32-bit FNV-1a over len bytes */
-static inline uint32_t
-checksum(const uint8_t *p, size_t len)
-{
-	uint32_t sum = 0x811c9dc5u;
-
-	while (len--)
-		sum = (sum ^ *p++) * 0x01000193u;
-	return sum;
-}
-
 /* how long the server waits for its one client */
 #define ACCEPT_TIMEOUT_MS	30000
 

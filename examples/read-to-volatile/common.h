@@ -70,31 +70,4 @@ struct welcome_msg {
 _Static_assert(sizeof(struct welcome_msg) == 32, "struct welcome_msg must have no padding");
 _Static_assert(sizeof(struct welcome_msg) <= 196, "struct welcome_msg must fit an accept");
 
-/*
- * expect_event() with a deadline: waits at most timeout_ms for the next
- * event of conn to arrive, then takes it and checks it is want. Returns 0
- * when it is, else non-zero after saying what happened instead.
- */
-static inline int
-expect_event_within(const char *who, struct rpma_conn *conn, enum rpma_conn_event want,
-		const char *name, int timeout_ms)
-{
-	struct timespec deadline = deadline_in(timeout_ms);
-	int fd = -1;
-	int ret;
-
-	ret = rpma_conn_get_event_fd(conn, &fd);
-	if (ret) {
-		report(who, "rpma_conn_get_event_fd", ret);
-		return 1;
-	}
-	ret = wait_readable(who, fd, &deadline);
-	if (ret) {
-		if (ret > 0)
-			fprintf(stderr, "%s: no %s within %d s\n", who, name, timeout_ms / 1000);
-		return 1;
-	}
-	return expect_event(who, conn, want, name);
-}
-
 #endif /* EXAMPLE_READ_TO_VOLATILE_COMMON_H */

@@ -72,18 +72,6 @@ static const struct msg_spec MSGS[N_MSGS] = {
 /* how long the server waits for its one client */
 #define ACCEPT_TIMEOUT_MS	30000
 
-/* 32-bit FNV-1a over a payload */
-static inline uint32_t
-checksum(const uint8_t *data, size_t len)
-{
-	uint32_t sum = 0x811c9dc5u;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		sum = (sum ^ data[i]) * 0x01000193u;
-	return sum;
-}
-
 /* the checksum message k's payload must have */
 static inline uint32_t
 expected_checksum(int k)
@@ -116,60 +104,5 @@ struct summary_msg {
 
 _Static_assert(sizeof(struct summary_msg) == 8 + 16 * N_MSGS,
 		"struct summary_msg must have no padding");
-
-/*
- * One completion a step waits for: the op_context its operation was posted
- * with, the opcode it must carry and its name for messages.
- */
-struct wc_want {
-	const void *op_context;
-	enum ibv_wc_opcode opcode;
-	const char *what;
-};
-
-/*
- * Takes n completions (n <= 32) from cq, in whatever order they come: a
- * send's completion and the receive of the peer's answer to it may come
- * either way round. Each must succeed and belong to a different want[i]
- * (by wr_id) with its opcode; got[i] is then the one for want[i].
- * hangup_fd as for next_wc(). Returns 0 when every want was met once.
- */
-static inline int
-expect_wcs(const char *who, struct rpma_cq *cq, int hangup_fd, int n,
-		const struct wc_want *want, struct ibv_wc *got)
-{
-	uint32_t seen = 0;
-	struct ibv_wc wc;
-	int k, i;
-
-	for (k = 0; k < n; k++) {
-		if (next_wc(who, cq, hangup_fd, &wc))
-			return 1;
-		for (i = 0; i < n; i++)
-			if (!(seen & (1u << i)) &&
-					wc.wr_id == (uint64_t)(uintptr_t)want[i].op_context)
-				break;
-		if (i == n) {
-			fprintf(stderr, "%s: a completion (status %s, opcode %s) carries wr_id 0x%llx, which names no awaited operation\n",
-					who, wc_status_name(wc.status), wc_opcode_name(wc.opcode),
-					(unsigned long long)wc.wr_id);
-			return 1;
-		}
-		if (wc.status != IBV_WC_SUCCESS) {
-			fprintf(stderr, "%s: %s completed with status %s (%d)\n", who,
-					want[i].what, wc_status_name(wc.status), (int)wc.status);
-			return 1;
-		}
-		if (wc.opcode != want[i].opcode) {
-			fprintf(stderr, "%s: %s: the completion has opcode %s (%d), not %s\n",
-					who, want[i].what, wc_opcode_name(wc.opcode), (int)wc.opcode,
-					wc_opcode_name(want[i].opcode));
-			return 1;
-		}
-		seen |= 1u << i;
-		got[i] = wc;
-	}
-	return 0;
-}
 
 #endif /* EXAMPLE_SEND_WITH_IMM_COMMON_H */

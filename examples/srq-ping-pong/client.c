@@ -100,7 +100,7 @@ establish_one(struct client *cl, unsigned i)
 	int ret;
 
 	/* REJECTED instead means the server did not like our HELLO */
-	if (wait_event(WHO, c->conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED", EVENT_TIMEOUT_MS))
+	if (expect_event_within(WHO, c->conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED", EVENT_TIMEOUT_MS))
 		return 1;
 	ret = rpma_conn_get_event_fd(c->conn, &c->event_fd);
 	if (ret) {
@@ -299,7 +299,7 @@ hang_up(struct client *cl, int *failed)
 				failed);
 	}
 	for (i = 0; i < cl->count && clean && !*failed; i++) {
-		if (wait_event(WHO, cl->c[i].conn, RPMA_CONN_CLOSED, "CLOSED", EVENT_TIMEOUT_MS))
+		if (expect_event_within(WHO, cl->c[i].conn, RPMA_CONN_CLOSED, "CLOSED", EVENT_TIMEOUT_MS))
 			*failed = 1;
 		else
 			printf(WHO ": connection %u: closed\n", i);

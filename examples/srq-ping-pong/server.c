@@ -159,7 +159,7 @@ accept_one(struct server *s, struct rpma_ep *ep, const struct rpma_conn_cfg *cfg
 		return 1;
 	}
 	s->accepted++;
-	if (wait_event(WHO, c->conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED", EVENT_TIMEOUT_MS))
+	if (expect_event_within(WHO, c->conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED", EVENT_TIMEOUT_MS))
 		return 1;
 
 	ret = rpma_conn_get_event_fd(c->conn, &c->event_fd);
@@ -495,7 +495,7 @@ main(int argc, char *argv[])
 	 */
 	failed = 0;
 	for (i = 0; i < s.accepted && !failed; i++) {
-		if (wait_event(WHO, s.c[i].conn, RPMA_CONN_CLOSED, "CLOSED", EVENT_TIMEOUT_MS)) {
+		if (expect_event_within(WHO, s.c[i].conn, RPMA_CONN_CLOSED, "CLOSED", EVENT_TIMEOUT_MS)) {
 			failed = 1;
 			break;
 		}

@@ -110,18 +110,6 @@ model_apply(uint8_t model[SERVER_BUF_SIZE], int n)
 		model[WRITES[n].slot * SLOT_SIZE + i] = DATA_BYTE(n, i);
 }
 
-/* 32-bit FNV-1a */
-static inline uint32_t
-checksum(const uint8_t *data, size_t len)
-{
-	uint32_t sum = 0x811c9dc5u;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		sum = (sum ^ data[i]) * 0x01000193u;
-	return sum;
-}
-
 /*
  * The WELCOME, the accept's private data: the buffer's MR descriptor.
  * Multi-byte fields little-endian; 32 bytes, within any private data area.
@@ -153,60 +141,5 @@ _Static_assert(sizeof(struct credit_msg) == 20, "struct credit_msg must have no 
 
 /* credits: one before the first write, one per write, one after IMM_DONE */
 #define N_CREDITS	(N_WRITES + 2)
-
-/*
- * One completion a step waits for: the op_context its operation was posted
- * with, the opcode it must carry and its name for messages.
- */
-struct wc_want {
-	const void *op_context;
-	enum ibv_wc_opcode opcode;
-	const char *what;
-};
-
-/*
- * Takes n completions (n <= 32) from cq, in whatever order they come: a
- * write's completion and the receive of the peer's answer to it may come
- * either way round. Each must succeed and belong to a different want[i]
- * (by wr_id) with its opcode; got[i] is then the one for want[i].
- * hangup_fd as for next_wc(). Returns 0 when every want was met once.
- */
-static inline int
-expect_wcs(const char *who, struct rpma_cq *cq, int hangup_fd, int n,
-		const struct wc_want *want, struct ibv_wc *got)
-{
-	uint32_t seen = 0;
-	struct ibv_wc wc;
-	int k, i;
-
-	for (k = 0; k < n; k++) {
-		if (next_wc(who, cq, hangup_fd, &wc))
-			return 1;
-		for (i = 0; i < n; i++)
-			if (!(seen & (1u << i)) &&
-					wc.wr_id == (uint64_t)(uintptr_t)want[i].op_context)
-				break;
-		if (i == n) {
-			fprintf(stderr, "%s: a completion (status %s, opcode %s) carries wr_id 0x%llx, which names no awaited operation\n",
-					who, wc_status_name(wc.status), wc_opcode_name(wc.opcode),
-					(unsigned long long)wc.wr_id);
-			return 1;
-		}
-		if (wc.status != IBV_WC_SUCCESS) {
-			fprintf(stderr, "%s: %s completed with status %s (%d)\n", who,
-					want[i].what, wc_status_name(wc.status), (int)wc.status);
-			return 1;
-		}
-		if (wc.opcode != want[i].opcode) {
-			fprintf(stderr, "%s: %s: the completion has opcode %s (%d), not %s\n",
-					who, want[i].what, wc_opcode_name(wc.opcode), (int)wc.opcode,
-					wc_opcode_name(want[i].opcode));
-			return 1;
-		}
-		seen |= 1u << i;
-		got[i] = wc;
-	}
-	return 0;
-}
 
 #endif /* EXAMPLE_WRITE_WITH_IMM_COMMON_H */
