@@ -287,7 +287,6 @@ talk(struct rpma_peer *peer, const char *addr, const char *port,
 {
 	struct session s = { .conn_fd = -1, .mr = mr, .mem = mem };
 	struct rpma_conn_cfg *cfg = NULL;
-	struct rpma_conn_req *req = NULL;
 	int failed = 1;
 	int ret;
 
@@ -302,17 +301,9 @@ talk(struct rpma_peer *peer, const char *addr, const char *port,
 		report(WHO, "rpma_conn_cfg_set_timeout", ret);
 		goto out_cfg;
 	}
-	ret = rpma_conn_req_new(peer, addr, port, cfg, &req);
-	if (ret) {
-		report(WHO, "rpma_conn_req_new", ret);
-		goto out_cfg;
-	}
 	/* the client has nothing to tell the server in its request */
-	ret = rpma_conn_req_connect(&req, NULL, &s.conn);
-	if (ret) {
-		report(WHO, "rpma_conn_req_connect", ret);
+	if (connect_to(WHO, peer, addr, port, cfg, NULL, &s.conn))
 		goto out_cfg;
-	}
 	printf(WHO ": connecting to %s:%s\n", addr, port);
 
 	if (expect_event_within(WHO, s.conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED",
@@ -329,16 +320,7 @@ talk(struct rpma_peer *peer, const char *addr, const char *port,
 	else if (!read_welcome(&s) && !append_all(&s))
 		failed = 0;
 
-	ret = rpma_conn_disconnect(s.conn);
-	if (ret) {
-		report(WHO, "rpma_conn_disconnect", ret);
-		failed = 1;
-		goto out_conn_delete;
-	}
-	if (expect_event_within(WHO, s.conn, RPMA_CONN_CLOSED, "CLOSED", SESSION_TIMEOUT_MS))
-		failed = 1;
-	else
-		printf(WHO ": connection closed\n");
+	disconnect_and_wait(WHO, s.conn, SESSION_TIMEOUT_MS, &failed);
 
 out_conn_delete:
 	teardown_step(WHO, "rpma_mr_remote_delete", rpma_mr_remote_delete(&s.server_mr), &failed);

@@ -4,8 +4,10 @@
  * teardown bookkeeping, opening a peer, page-aligned buffers, and waits
  * that all have a deadline: for a connection request (next_request()), a
  * connection event (expect_event_within()) and completions (next_wc(),
- * expect_wc(), expect_wcs() for several in any order); plus the FNV-1a
- * checksum the examples put into their messages. Each function says what went wrong on stderr,
+ * expect_wc(), expect_wcs() for several in any order); setting up and
+ * ending a connection (connect_to(), accept_and_wait(), disconnect_and_wait(),
+ * drop_connection()); plus the FNV-1a checksum the examples put into
+ * their messages. Each function says what went wrong on stderr,
  * prefixed by "who" (the program's role), so a failed run explains itself.
  */
 #ifndef EXAMPLES_COMMON_EXAMPLE_H
@@ -349,6 +351,104 @@ expect_event_within(const char *who, struct rpma_conn *conn, enum rpma_conn_even
 		return 1;
 	}
 	return expect_event(who, conn, want, name);
+}
+
+/*
+ * The connection plumbing both sides share. Each helper's name says which
+ * librpma calls it makes; each reports what failed on stderr.
+ */
+
+/* how long a connection event (ESTABLISHED, CLOSED) may take to come */
+#ifndef CONN_EVENT_TIMEOUT_MS
+#define CONN_EVENT_TIMEOUT_MS 30000
+#endif
+
+/*
+ * Client: rpma_conn_req_new(peer, addr, port, cfg) then
+ * rpma_conn_req_connect() with pdata (NULL: no private data). ESTABLISHED
+ * is still to come: wait for it with expect_event_within(). Returns 0 with
+ * *conn set, or non-zero with nothing left to delete.
+ */
+static inline int
+connect_to(const char *who, struct rpma_peer *peer, const char *addr, const char *port,
+		const struct rpma_conn_cfg *cfg, struct rpma_conn_private_data *pdata,
+		struct rpma_conn **conn)
+{
+	struct rpma_conn_req *req = NULL;
+	int ret;
+
+	ret = rpma_conn_req_new(peer, addr, port, cfg, &req);
+	if (ret) {
+		report(who, "rpma_conn_req_new", ret);
+		return 1;
+	}
+	ret = rpma_conn_req_connect(&req, pdata, conn);
+	if (ret) {
+		report(who, "rpma_conn_req_connect", ret);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Server: rpma_conn_req_connect() accepts *req with pdata (NULL: no private
+ * data), then waits at most timeout_ms for ESTABLISHED; when that does not
+ * come, rpma_conn_delete(). Returns 0 with *conn established, or non-zero
+ * (reported) with *req consumed and nothing left to delete.
+ */
+static inline int
+accept_and_wait(const char *who, struct rpma_conn_req **req,
+		struct rpma_conn_private_data *pdata, int timeout_ms, struct rpma_conn **conn)
+{
+	int ret;
+
+	ret = rpma_conn_req_connect(req, pdata, conn);
+	if (ret) {
+		report(who, "rpma_conn_req_connect", ret);
+		return 1;
+	}
+	if (expect_event_within(who, *conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED", timeout_ms)) {
+		ret = rpma_conn_delete(conn);
+		if (ret)
+			report(who, "rpma_conn_delete", ret);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The side that ends the connection: rpma_conn_disconnect(), then waits at
+ * most timeout_ms for CLOSED and says "connection closed". Any failure sets
+ * *failed. The connection stays for the caller's rpma_conn_delete().
+ */
+static inline void
+disconnect_and_wait(const char *who, struct rpma_conn *conn, int timeout_ms, int *failed)
+{
+	int ret;
+
+	ret = rpma_conn_disconnect(conn);
+	if (ret) {
+		report(who, "rpma_conn_disconnect", ret);
+		*failed = 1;
+		return;
+	}
+	if (expect_event_within(who, conn, RPMA_CONN_CLOSED, "CLOSED", timeout_ms))
+		*failed = 1;
+	else
+		printf("%s: connection closed\n", who);
+}
+
+/*
+ * Teardown of a connection the peer closed (after CLOSED) or that is
+ * given up on: rpma_conn_disconnect() (it completes the disconnection on
+ * this side, also after CLOSED), then rpma_conn_delete(); a failed step
+ * sets *failed.
+ */
+static inline void
+drop_connection(const char *who, struct rpma_conn **conn, int *failed)
+{
+	teardown_step(who, "rpma_conn_disconnect", rpma_conn_disconnect(*conn), failed);
+	teardown_step(who, "rpma_conn_delete", rpma_conn_delete(conn), failed);
 }
 
 /* 32-bit FNV-1a over a payload */

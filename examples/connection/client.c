@@ -122,7 +122,6 @@ static int
 talk(struct rpma_peer *peer, const char *addr, const char *port, const struct conn_msg *hello)
 {
 	struct rpma_conn_cfg *cfg = NULL;
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 	struct rpma_conn_private_data pdata;
 	int failed = 1;
@@ -139,40 +138,24 @@ talk(struct rpma_peer *peer, const char *addr, const char *port, const struct co
 		report(WHO, "rpma_conn_cfg_set_timeout", ret);
 		goto out_cfg;
 	}
-	ret = rpma_conn_req_new(peer, addr, port, cfg, &req);
-	if (ret) {
-		report(WHO, "rpma_conn_req_new", ret);
-		goto out_cfg;
-	}
 
 	/* the library only reads the connect data, the cast drops const for the API */
 	pdata.ptr = (void *)hello;
 	pdata.len = sizeof(*hello);
-	ret = rpma_conn_req_connect(&req, &pdata, &conn);
-	if (ret) {
-		report(WHO, "rpma_conn_req_connect", ret);
+	if (connect_to(WHO, peer, addr, port, cfg, &pdata, &conn))
 		goto out_cfg;
-	}
 	printf(WHO ": connecting to %s:%s with HELLO\n", addr, port);
 
 	/* REJECTED instead means the server did not like our HELLO */
-	if (expect_event(WHO, conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED"))
+	if (expect_event_within(WHO, conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED",
+			CONN_EVENT_TIMEOUT_MS))
 		goto out_conn_delete;
 	printf(WHO ": connection established\n");
 
 	/* even a bad WELCOME is answered by hanging up, so the server ends too */
 	failed = check_welcome(conn);
 
-	ret = rpma_conn_disconnect(conn);
-	if (ret) {
-		report(WHO, "rpma_conn_disconnect", ret);
-		failed = 1;
-		goto out_conn_delete;
-	}
-	if (expect_event(WHO, conn, RPMA_CONN_CLOSED, "CLOSED"))
-		failed = 1;
-	else
-		printf(WHO ": connection closed\n");
+	disconnect_and_wait(WHO, conn, CONN_EVENT_TIMEOUT_MS, &failed);
 
 out_conn_delete:
 	teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&conn), &failed);

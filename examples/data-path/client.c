@@ -414,7 +414,6 @@ talk(struct rpma_peer *peer, const char *addr, const char *port,
 {
 	struct session s = { .conn_fd = -1, .mr = mr, .mem = mem };
 	struct rpma_conn_cfg *cfg = NULL;
-	struct rpma_conn_req *req = NULL;
 	int failed = 1;
 	int ret;
 
@@ -435,20 +434,13 @@ talk(struct rpma_peer *peer, const char *addr, const char *port,
 		report(WHO, "rpma_conn_cfg_set_rcq_size", ret);
 		goto out_cfg;
 	}
-	ret = rpma_conn_req_new(peer, addr, port, cfg, &req);
-	if (ret) {
-		report(WHO, "rpma_conn_req_new", ret);
-		goto out_cfg;
-	}
 	/* the client has nothing to tell the server in its request */
-	ret = rpma_conn_req_connect(&req, NULL, &s.conn);
-	if (ret) {
-		report(WHO, "rpma_conn_req_connect", ret);
+	if (connect_to(WHO, peer, addr, port, cfg, NULL, &s.conn))
 		goto out_cfg;
-	}
 	printf(WHO ": connecting to %s:%s\n", addr, port);
 
-	if (expect_event(WHO, s.conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED"))
+	if (expect_event_within(WHO, s.conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED",
+			CONN_EVENT_TIMEOUT_MS))
 		goto out_conn_delete;
 	printf(WHO ": connection established\n");
 
@@ -470,16 +462,7 @@ talk(struct rpma_peer *peer, const char *addr, const char *port,
 			!messages(&s))
 		failed = 0;
 
-	ret = rpma_conn_disconnect(s.conn);
-	if (ret) {
-		report(WHO, "rpma_conn_disconnect", ret);
-		failed = 1;
-		goto out_conn_delete;
-	}
-	if (expect_event(WHO, s.conn, RPMA_CONN_CLOSED, "CLOSED"))
-		failed = 1;
-	else
-		printf(WHO ": connection closed\n");
+	disconnect_and_wait(WHO, s.conn, CONN_EVENT_TIMEOUT_MS, &failed);
 
 out_conn_delete:
 	teardown_step(WHO, "rpma_peer_cfg_delete", rpma_peer_cfg_delete(&s.server_cfg), &failed);

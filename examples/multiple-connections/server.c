@@ -407,8 +407,7 @@ finish_slot(struct server *s, struct slot *sl, unsigned serial)
 		return 0;
 	unwatch_fd(s, sl->compl_fd);
 	/* completes the disconnection on this side, also after CLOSED */
-	teardown_step(WHO, "rpma_conn_disconnect", rpma_conn_disconnect(sl->conn), &failed);
-	teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&sl->conn), &failed);
+	drop_connection(WHO, &sl->conn, &failed);
 	if (failed)
 		return 1;
 	s->served++;
@@ -652,9 +651,7 @@ main(int argc, char *argv[])
 	for (i = 0; i < s.accepted; i++) {
 		if (s.slot[i].conn == NULL)
 			continue;
-		teardown_step(WHO, "rpma_conn_disconnect", rpma_conn_disconnect(s.slot[i].conn),
-				&failed);
-		teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&s.slot[i].conn), &failed);
+		drop_connection(WHO, &s.slot[i].conn, &failed);
 	}
 
 	/* tear down in reverse; any failure here still fails the run */

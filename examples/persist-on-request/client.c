@@ -296,42 +296,24 @@ talk(struct rpma_peer *peer, const char *addr, const char *port, bool shared,
 		struct session *s)
 {
 	struct rpma_conn_cfg *cfg = NULL;
-	struct rpma_conn_req *req = NULL;
 	int failed = 1;
-	int ret;
 
 	if (make_conn_cfg(WHO, shared, RESOLVE_TIMEOUT_MS, &cfg))
 		return 1;
-	ret = rpma_conn_req_new(peer, addr, port, cfg, &req);
-	if (ret) {
-		report(WHO, "rpma_conn_req_new", ret);
-		goto out_cfg;
-	}
 	/* the client has nothing to tell the server in its request */
-	ret = rpma_conn_req_connect(&req, NULL, &s->conn);
-	if (ret) {
-		report(WHO, "rpma_conn_req_connect", ret);
+	if (connect_to(WHO, peer, addr, port, cfg, NULL, &s->conn))
 		goto out_cfg;
-	}
 	printf(WHO ": connecting to %s:%s\n", addr, port);
 
-	if (expect_event(WHO, s->conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED"))
+	if (expect_event_within(WHO, s->conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED",
+			CONN_EVENT_TIMEOUT_MS))
 		goto out_conn_delete;
 	printf(WHO ": connection established\n");
 
 	/* whatever fails, hang up: the server then ends too */
 	failed = exchange(s, shared);
 
-	ret = rpma_conn_disconnect(s->conn);
-	if (ret) {
-		report(WHO, "rpma_conn_disconnect", ret);
-		failed = 1;
-		goto out_conn_delete;
-	}
-	if (expect_event(WHO, s->conn, RPMA_CONN_CLOSED, "CLOSED"))
-		failed = 1;
-	else
-		printf(WHO ": connection closed\n");
+	disconnect_and_wait(WHO, s->conn, CONN_EVENT_TIMEOUT_MS, &failed);
 
 out_conn_delete:
 	teardown_step(WHO, "rpma_peer_cfg_delete", rpma_peer_cfg_delete(&s->server_cfg), &failed);

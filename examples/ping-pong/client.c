@@ -77,7 +77,6 @@ talk(struct rpma_peer *peer, const char *addr, const char *port, struct pp_mem *
 		struct rpma_mr_local *mr)
 {
 	struct rpma_conn_cfg *cfg = NULL;
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 	struct timespec start, end;
 	unsigned long received = 0;
@@ -88,19 +87,12 @@ talk(struct rpma_peer *peer, const char *addr, const char *port, struct pp_mem *
 
 	if (make_conn_cfg(WHO, RESOLVE_TIMEOUT_MS, &cfg))
 		return 1;
-	ret = rpma_conn_req_new(peer, addr, port, cfg, &req);
-	if (ret) {
-		report(WHO, "rpma_conn_req_new", ret);
+	if (connect_to(WHO, peer, addr, port, cfg, NULL, &conn))
 		goto out_cfg;
-	}
-	ret = rpma_conn_req_connect(&req, NULL, &conn);
-	if (ret) {
-		report(WHO, "rpma_conn_req_connect", ret);
-		goto out_cfg;
-	}
 	printf(WHO ": connecting to %s:%s\n", addr, port);
 
-	if (expect_event(WHO, conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED"))
+	if (expect_event_within(WHO, conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED",
+			CONN_EVENT_TIMEOUT_MS))
 		goto out_conn_delete;
 	printf(WHO ": connection established\n");
 
@@ -121,16 +113,7 @@ talk(struct rpma_peer *peer, const char *addr, const char *port, struct pp_mem *
 		}
 	}
 
-	ret = rpma_conn_disconnect(conn);
-	if (ret) {
-		report(WHO, "rpma_conn_disconnect", ret);
-		failed = 1;
-		goto out_conn_delete;
-	}
-	if (expect_event(WHO, conn, RPMA_CONN_CLOSED, "CLOSED"))
-		failed = 1;
-	else
-		printf(WHO ": connection closed\n");
+	disconnect_and_wait(WHO, conn, CONN_EVENT_TIMEOUT_MS, &failed);
 
 out_conn_delete:
 	teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&conn), &failed);

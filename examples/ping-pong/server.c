@@ -93,13 +93,8 @@ serve(struct rpma_conn_req *req, struct pp_mem *mem, struct rpma_mr_local *mr)
 		teardown_step(WHO, "rpma_conn_req_delete", rpma_conn_req_delete(&req), &failed);
 		return 1;
 	}
-	ret = rpma_conn_req_connect(&req, NULL, &conn);
-	if (ret) {
-		report(WHO, "rpma_conn_req_connect", ret);
+	if (accept_and_wait(WHO, &req, NULL, CONN_EVENT_TIMEOUT_MS, &conn))
 		return 1;
-	}
-	if (expect_event(WHO, conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED"))
-		goto err_conn_delete;
 	printf(WHO ": connection established, receive for the first PING posted\n");
 
 	ret = rpma_conn_get_event_fd(conn, &conn_fd);
@@ -114,16 +109,14 @@ serve(struct rpma_conn_req *req, struct pp_mem *mem, struct rpma_mr_local *mr)
 			ROUNDS, COUNTER_START, COUNTER_START + 2 * (ROUNDS - 1), received, ROUNDS);
 
 	/* the client has its last PONG; it is the one who hangs up */
-	if (expect_event(WHO, conn, RPMA_CONN_CLOSED, "CLOSED"))
+	if (expect_event_within(WHO, conn, RPMA_CONN_CLOSED, "CLOSED", CONN_EVENT_TIMEOUT_MS))
 		goto err_disconnect;
 	printf(WHO ": the client closed the connection\n");
 	failed = 0;
 
 err_disconnect:
-	/* completes the disconnection on this side, also after CLOSED */
-	teardown_step(WHO, "rpma_conn_disconnect", rpma_conn_disconnect(conn), &failed);
-err_conn_delete:
-	teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&conn), &failed);
+	/* rpma_conn_disconnect() also after CLOSED: it completes the disconnection here */
+	drop_connection(WHO, &conn, &failed);
 	return failed;
 }
 

@@ -58,19 +58,12 @@ serve(struct rpma_conn_req *req, const struct welcome_msg *welcome)
 	struct rpma_conn_private_data pdata;
 	struct rpma_conn *conn = NULL;
 	int failed = 1;
-	int ret;
 
 	/* the library only reads the accept data, the cast drops const for the API */
 	pdata.ptr = (void *)welcome;
 	pdata.len = sizeof(*welcome);
-	ret = rpma_conn_req_connect(&req, &pdata, &conn);
-	if (ret) {
-		report(WHO, "rpma_conn_req_connect", ret);
+	if (accept_and_wait(WHO, &req, &pdata, SESSION_TIMEOUT_MS, &conn))
 		return 1;
-	}
-	if (expect_event_within(WHO, conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED",
-			SESSION_TIMEOUT_MS))
-		goto err_conn_delete;
 	printf(WHO ": connection established, WELCOME of %zu bytes sent with the accept\n",
 			sizeof(*welcome));
 
@@ -81,10 +74,8 @@ serve(struct rpma_conn_req *req, const struct welcome_msg *welcome)
 	failed = 0;
 
 err_disconnect:
-	/* completes the disconnection on this side, also after CLOSED */
-	teardown_step(WHO, "rpma_conn_disconnect", rpma_conn_disconnect(conn), &failed);
-err_conn_delete:
-	teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&conn), &failed);
+	/* rpma_conn_disconnect() also after CLOSED: it completes the disconnection here */
+	drop_connection(WHO, &conn, &failed);
 	return failed;
 }
 

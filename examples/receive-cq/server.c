@@ -136,13 +136,8 @@ serve(struct rpma_conn_req *req, bool shared, struct server_mem *mem, struct rpm
 	}
 	printf(WHO ": %d receives posted\n", ROUNDS);
 
-	ret = rpma_conn_req_connect(&req, NULL, &conn);
-	if (ret) {
-		report(WHO, "rpma_conn_req_connect", ret);
+	if (accept_and_wait(WHO, &req, NULL, CONN_EVENT_TIMEOUT_MS, &conn))
 		return 1;
-	}
-	if (expect_event(WHO, conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED"))
-		goto err_conn_delete;
 	printf(WHO ": connection established\n");
 
 	/* on a failure, hang up at once: the client's waits end with an error */
@@ -150,16 +145,14 @@ serve(struct rpma_conn_req *req, bool shared, struct server_mem *mem, struct rpm
 		goto err_disconnect;
 
 	/* the client has all its responses; it is the one who hangs up */
-	if (expect_event(WHO, conn, RPMA_CONN_CLOSED, "CLOSED"))
+	if (expect_event_within(WHO, conn, RPMA_CONN_CLOSED, "CLOSED", CONN_EVENT_TIMEOUT_MS))
 		goto err_disconnect;
 	printf(WHO ": the client closed the connection\n");
 	failed = 0;
 
 err_disconnect:
-	/* completes the disconnection on this side, also after CLOSED */
-	teardown_step(WHO, "rpma_conn_disconnect", rpma_conn_disconnect(conn), &failed);
-err_conn_delete:
-	teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&conn), &failed);
+	/* rpma_conn_disconnect() also after CLOSED: it completes the disconnection here */
+	drop_connection(WHO, &conn, &failed);
 	return failed;
 }
 

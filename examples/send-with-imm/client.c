@@ -197,23 +197,15 @@ talk(struct rpma_peer *peer, const char *addr, const char *port,
 	}
 	printf(WHO ": connecting to %s:%s, a receive for the summary posted\n", addr, port);
 
-	if (expect_event(WHO, conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED"))
+	if (expect_event_within(WHO, conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED",
+			CONN_EVENT_TIMEOUT_MS))
 		goto out_conn_delete;
 	printf(WHO ": connection established\n");
 
 	/* whatever fails, hang up: the server then ends too */
 	failed = exchange(conn, mr, mem);
 
-	ret = rpma_conn_disconnect(conn);
-	if (ret) {
-		report(WHO, "rpma_conn_disconnect", ret);
-		failed = 1;
-		goto out_conn_delete;
-	}
-	if (expect_event(WHO, conn, RPMA_CONN_CLOSED, "CLOSED"))
-		failed = 1;
-	else
-		printf(WHO ": connection closed\n");
+	disconnect_and_wait(WHO, conn, CONN_EVENT_TIMEOUT_MS, &failed);
 
 out_conn_delete:
 	teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&conn), &failed);

@@ -64,16 +64,9 @@ connect_one(struct client *cl, struct rpma_peer *peer, const char *addr, const c
 		const struct rpma_conn_cfg *cfg, unsigned i)
 {
 	struct client_conn *c = &cl->c[i];
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn_private_data pdata;
 	struct hello_msg hello;
-	int ret;
 
-	ret = rpma_conn_req_new(peer, addr, port, cfg, &req);
-	if (ret) {
-		report(WHO, "rpma_conn_req_new", ret);
-		return 1;
-	}
 	memset(&hello, 0, sizeof(hello));
 	hello.magic = htole32(HELLO_MAGIC);
 	hello.version = htole16(PROTO_VERSION);
@@ -83,11 +76,8 @@ connect_one(struct client *cl, struct rpma_peer *peer, const char *addr, const c
 	hello.token = htole32(c->token);
 	pdata.ptr = &hello;
 	pdata.len = sizeof(hello);
-	ret = rpma_conn_req_connect(&req, &pdata, &c->conn);
-	if (ret) {
-		report(WHO, "rpma_conn_req_connect", ret);
+	if (connect_to(WHO, peer, addr, port, cfg, &pdata, &c->conn))
 		return 1;
-	}
 	printf(WHO ": connection %u: request sent (token 0x%08x)\n", i, c->token);
 	return 0;
 }

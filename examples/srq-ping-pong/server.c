@@ -499,9 +499,7 @@ main(int argc, char *argv[])
 			failed = 1;
 			break;
 		}
-		teardown_step(WHO, "rpma_conn_disconnect", rpma_conn_disconnect(s.c[i].conn),
-				&failed);
-		teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&s.c[i].conn), &failed);
+		drop_connection(WHO, &s.c[i].conn, &failed);
 		if (!failed)
 			printf(WHO ": connection %u closed by the client\n", s.c[i].hello.index);
 	}
@@ -512,9 +510,7 @@ err_conns:
 	for (i = 0; i < s.accepted; i++) {
 		if (s.c[i].conn == NULL)
 			continue;
-		teardown_step(WHO, "rpma_conn_disconnect", rpma_conn_disconnect(s.c[i].conn),
-				&failed);
-		teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&s.c[i].conn), &failed);
+		drop_connection(WHO, &s.c[i].conn, &failed);
 	}
 	teardown_step(WHO, "rpma_ep_shutdown", rpma_ep_shutdown(&ep), &failed);
 err_cfg_delete:

@@ -272,7 +272,8 @@ talk(struct rpma_peer *peer, const char *addr, const char *port, struct session 
 	}
 	printf(WHO ": connecting to %s:%s\n", addr, port);
 
-	if (expect_event(WHO, s->conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED"))
+	if (expect_event_within(WHO, s->conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED",
+			CONN_EVENT_TIMEOUT_MS))
 		goto out_conn_delete;
 	printf(WHO ": connection established\n");
 
@@ -284,16 +285,7 @@ talk(struct rpma_peer *peer, const char *addr, const char *port, struct session 
 	else if (!exchange(s))
 		failed = 0;
 
-	ret = rpma_conn_disconnect(s->conn);
-	if (ret) {
-		report(WHO, "rpma_conn_disconnect", ret);
-		failed = 1;
-		goto out_conn_delete;
-	}
-	if (expect_event(WHO, s->conn, RPMA_CONN_CLOSED, "CLOSED"))
-		failed = 1;
-	else
-		printf(WHO ": connection closed\n");
+	disconnect_and_wait(WHO, s->conn, CONN_EVENT_TIMEOUT_MS, &failed);
 
 out_conn_delete:
 	teardown_step(WHO, "rpma_mr_remote_delete", rpma_mr_remote_delete(&s->server_mr), &failed);

@@ -230,18 +230,12 @@ serve(struct rpma_conn_req *req, const struct welcome_msg *welcome, struct sessi
 {
 	struct rpma_conn_private_data pdata;
 	int failed = 1;
-	int ret;
 
 	/* the library only reads the accept data, the cast drops const for the API */
 	pdata.ptr = (void *)welcome;
 	pdata.len = sizeof(*welcome);
-	ret = rpma_conn_req_connect(&req, &pdata, &s->conn);
-	if (ret) {
-		report(WHO, "rpma_conn_req_connect", ret);
+	if (accept_and_wait(WHO, &req, &pdata, CONN_EVENT_TIMEOUT_MS, &s->conn))
 		return 1;
-	}
-	if (expect_event(WHO, s->conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED"))
-		goto err_conn_delete;
 	printf(WHO ": connection established, WELCOME sent with the accept\n");
 
 	/* on a failure, hang up at once: the client's waits end with an error */
@@ -249,16 +243,14 @@ serve(struct rpma_conn_req *req, const struct welcome_msg *welcome, struct sessi
 		goto err_disconnect;
 
 	/* the client has its last credit; it is the one who hangs up */
-	if (expect_event(WHO, s->conn, RPMA_CONN_CLOSED, "CLOSED"))
+	if (expect_event_within(WHO, s->conn, RPMA_CONN_CLOSED, "CLOSED", CONN_EVENT_TIMEOUT_MS))
 		goto err_disconnect;
 	printf(WHO ": the client closed the connection\n");
 	failed = 0;
 
 err_disconnect:
-	/* completes the disconnection on this side, also after CLOSED */
-	teardown_step(WHO, "rpma_conn_disconnect", rpma_conn_disconnect(s->conn), &failed);
-err_conn_delete:
-	teardown_step(WHO, "rpma_conn_delete", rpma_conn_delete(&s->conn), &failed);
+	/* rpma_conn_disconnect() also after CLOSED: it completes the disconnection here */
+	drop_connection(WHO, &s->conn, &failed);
 	return failed;
 }
 

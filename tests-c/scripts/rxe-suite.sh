@@ -11,7 +11,9 @@ manifest=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rm -rf "$out"; mkdir -p "$out"
-"$root/softroce/rxe-run" "$here/rxe-suite-guest.sh" "$manifest" >"$out/console.log" 2>&1
+# the whole suite in one boot: more than rxe-run's default limit, less than
+# the CTest fixture's TIMEOUT
+RXE_TIMEOUT=${RXE_TIMEOUT:-1400} "$root/softroce/rxe-run" "$here/rxe-suite-guest.sh" "$manifest" >"$out/console.log" 2>&1
 rc=$?
 # Split the console into one log per test; markers carry the exit status.
 awk -v out="$out" '
