@@ -153,16 +153,31 @@ pub(crate) unsafe fn new_into<T>(
 ) -> c_int {
     boundary(|| {
         let slot = out(ptr)?;
-        let handle = new_handle(make()).inspect_err(|_| {
-            if null_on_nomem {
-                // SAFETY: checked output pointer (caller contract).
-                unsafe { put(slot, std::ptr::null_mut()) };
-            }
-        })?;
-        // SAFETY: checked output pointer (caller contract).
-        unsafe { put(slot, handle) };
-        Ok(())
+        if null_on_nomem {
+            // SAFETY: checked output pointer (caller contract).
+            unsafe { put_new_or_null(slot, make()) }
+        } else {
+            // SAFETY: as above.
+            unsafe { put_new(slot, make()) }
+        }
     })
+}
+
+/// [`put_new`] for the constructors of the C library that allocate straight
+/// into the output pointer: when the allocation fails, NULL is stored and
+/// `RPMA_E_NOMEM` returned.
+///
+/// # Safety
+/// `slot` came from [`out`].
+pub(crate) unsafe fn put_new_or_null<T>(slot: NonNull<*mut T>, value: T) -> Result<()> {
+    let handle = new_handle(value);
+    let stored = match handle {
+        Ok(h) => h,
+        Err(_) => std::ptr::null_mut(),
+    };
+    // SAFETY: caller contract.
+    unsafe { put(slot, stored) };
+    handle.map(drop)
 }
 
 /// The `*_delete(T **)` pattern: NULL `ptr` is `RPMA_E_INVAL`, NULL `*ptr` a

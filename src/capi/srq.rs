@@ -1,9 +1,8 @@
 use std::ffi::{c_int, c_void};
 
 use super::cq::cq_handle;
-use super::{arg, boundary, get, new_handle, out, put, take_handle};
+use super::{arg, boundary, get, out, put_new_or_null, take_handle};
 use crate::cq::Cq;
-use crate::error::Error;
 use crate::mr::MrLocal;
 use crate::peer::Peer;
 use crate::srq::Srq;
@@ -25,15 +24,8 @@ pub unsafe extern "C" fn rpma_srq_new(
         let (peer, cfg) = unsafe { (arg(peer)?, cfg.as_ref()) };
         let slot = out(srq_ptr)?;
         let srq = Srq::new(peer, cfg)?;
-        // Out of memory for the handle leaves NULL behind, as in C (which
-        // allocates straight into *srq_ptr).
-        let handle = new_handle(srq).unwrap_or(std::ptr::null_mut());
         // SAFETY: checked output pointer.
-        unsafe { put(slot, handle) };
-        if handle.is_null() {
-            return Err(Error::NoMem);
-        }
-        Ok(())
+        unsafe { put_new_or_null(slot, srq) }
     })
 }
 
