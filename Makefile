@@ -23,7 +23,7 @@ BUILD   := build
 LIB     := $(BUILD)/lib/librpma.so.0
 CTEST_DIR := $(BUILD)/tests-c
 
-.PHONY: all lib demo check check-rust check-c header install uninstall clean FORCE
+.PHONY: all lib fault-lib demo check check-rust check-c header install uninstall clean FORCE
 
 all: lib
 
@@ -35,6 +35,13 @@ $(LIB): FORCE
 	cp target/release/librpma.so $@.tmp && mv $@.tmp $@
 	ln -sf librpma.so.0 $(BUILD)/lib/librpma.so
 
+# the same library with the cargo feature fault-injection (tests only)
+FAULT_LIB := $(BUILD)/fault/librpma.so.0
+fault-lib: FORCE
+	$(CARGO) build --release --features fault-injection --target-dir target/fault
+	mkdir -p $(BUILD)/fault
+	cp target/fault/release/librpma.so $(FAULT_LIB).tmp && mv $(FAULT_LIB).tmp $(FAULT_LIB)
+
 demo: lib
 	scripts/demo.sh
 
@@ -44,9 +51,11 @@ check-rust:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) test
+	$(CARGO) clippy --all-targets --features fault-injection,fuzzing --target-dir target/fault -- -D warnings
 
-check-c: lib
-	cmake -S tests-c -B $(CTEST_DIR) -DRPMA_LIB_DIR=$(CURDIR)/$(BUILD)/lib >/dev/null
+check-c: lib fault-lib
+	cmake -S tests-c -B $(CTEST_DIR) -DRPMA_LIB_DIR=$(CURDIR)/$(BUILD)/lib \
+		-DRPMA_FAULT_LIB_DIR=$(CURDIR)/$(BUILD)/fault >/dev/null
 	cmake --build $(CTEST_DIR) -j2
 	ctest --test-dir $(CTEST_DIR) --output-on-failure
 

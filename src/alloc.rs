@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 
 /// `Box::new` that returns `Error::NoMem` when the allocator fails.
 pub fn try_box<T>(value: T) -> Result<Box<T>> {
+    injected()?;
     let layout = Layout::new::<T>();
     if layout.size() == 0 {
         return Ok(Box::new(value));
@@ -22,4 +23,23 @@ pub fn try_box<T>(value: T) -> Result<Box<T>> {
         p.write(value);
         Ok(Box::from_raw(p))
     }
+}
+
+/// Copies bytes to the heap, `RPMA_E_NOMEM` when that fails.
+pub fn try_copy(data: &[u8]) -> Result<Box<[u8]>> {
+    injected()?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(data.len()).map_err(|_| Error::NoMem)?;
+    v.extend_from_slice(data);
+    Ok(v.into_boxed_slice())
+}
+
+/// An allocation made to fail by fault injection (see `fault.rs`).
+#[inline(always)]
+fn injected() -> Result<()> {
+    #[cfg(feature = "fault-injection")]
+    if crate::fault::hit("malloc") {
+        return Err(Error::NoMem);
+    }
+    Ok(())
 }

@@ -188,7 +188,7 @@ impl ConnReq {
         let queues = Queues::build(peer, id, &settings(cfg))?;
         let pdata = match private_data.is_empty() {
             true => None,
-            false => Some(crate::verbs::copy_bytes(private_data)?),
+            false => Some(crate::alloc::try_copy(private_data)?),
         };
         Ok((queues, pdata))
     }

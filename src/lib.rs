@@ -16,6 +16,8 @@ pub mod conn_req;
 pub mod cq;
 pub mod ep;
 pub mod error;
+#[cfg(feature = "fault-injection")]
+mod fault;
 mod flush;
 pub mod mr;
 pub mod peer;

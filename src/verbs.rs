@@ -249,14 +249,6 @@ impl Drop for CmEvent {
     }
 }
 
-/// Copies bytes to the heap, `RPMA_E_NOMEM` when that fails.
-pub(crate) fn copy_bytes(data: &[u8]) -> Result<Box<[u8]>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(data.len()).map_err(|_| Error::NoMem)?;
-    v.extend_from_slice(data);
-    Ok(v.into_boxed_slice())
-}
-
 /// A completion channel (its fd reports completions of armed CQs).
 #[derive(Debug)]
 pub(crate) struct CompChannel(NonNull<sys::ibv_comp_channel>);

@@ -5,7 +5,7 @@ use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::OnceLock;
 
-use crate::alloc::try_box;
+use crate::alloc::{try_box, try_copy};
 use crate::conn_req::{release_parts, Queues};
 use crate::cq::Cq;
 use crate::error::{Error, Result};
@@ -15,7 +15,7 @@ use crate::peer::Peer;
 use crate::peer_cfg::PeerCfg;
 use crate::sys;
 use crate::utils::ConnEvent;
-use crate::verbs::{copy_bytes, CmId, EventChannel, FirstError};
+use crate::verbs::{CmId, EventChannel, FirstError};
 
 mod ops;
 pub use ops::{Wake, ATOMIC_WRITE_LEN};
@@ -122,7 +122,7 @@ impl Conn {
         if kind == sys::RDMA_CM_EVENT_ESTABLISHED && self.private_data.get().is_none() {
             let data = ev.private_data();
             if !data.is_empty() {
-                match copy_bytes(data) {
+                match try_copy(data) {
                     Ok(d) => pdata = Some(d),
                     Err(e) => {
                         ev.ack()?;

@@ -11,7 +11,65 @@
     rustdoc::all
 )]
 
-include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
+mod raw {
+    #![allow(
+        non_upper_case_globals,
+        non_camel_case_types,
+        non_snake_case,
+        dead_code
+    )]
+    #![allow(clippy::all, rustdoc::all)]
+    include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
+}
+
+pub use raw::*;
+
+// With fault injection, these definitions shadow the glob re-export above:
+// every fallible provider call of the library passes through them.
+#[cfg(feature = "fault-injection")]
+#[macro_use]
+mod inject;
+
+#[cfg(feature = "fault-injection")]
+faulty! {
+    ibv_alloc_pd(context: *mut ibv_context) -> *mut ibv_pd = null;
+    ibv_dealloc_pd(pd: *mut ibv_pd) -> c_int = release errval;
+    ibv_reg_mr(pd: *mut ibv_pd, addr: *mut c_void, length: usize, access: c_int) -> *mut ibv_mr = null;
+    ibv_dereg_mr(mr: *mut ibv_mr) -> c_int = release errval;
+    ibv_advise_mr(pd: *mut ibv_pd, advice: ib_uverbs_advise_mr_advice, flags: u32, sg_list: *mut ibv_sge, num_sge: u32) -> c_int = errval;
+    ibv_create_comp_channel(context: *mut ibv_context) -> *mut ibv_comp_channel = null;
+    ibv_destroy_comp_channel(channel: *mut ibv_comp_channel) -> c_int = release errval;
+    ibv_create_cq(context: *mut ibv_context, cqe: c_int, cq_context: *mut c_void, channel: *mut ibv_comp_channel, comp_vector: c_int) -> *mut ibv_cq = null;
+    ibv_destroy_cq(cq: *mut ibv_cq) -> c_int = release errval;
+    ibv_get_cq_event(channel: *mut ibv_comp_channel, cq: *mut *mut ibv_cq, cq_context: *mut *mut c_void) -> c_int = minus1;
+    ibv_poll_cq(cq: *mut ibv_cq, num_entries: c_int, wc: *mut ibv_wc) -> c_int = minus1;
+    ibv_req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int = errval;
+    ibv_create_srq(pd: *mut ibv_pd, srq_init_attr: *mut ibv_srq_init_attr) -> *mut ibv_srq = null;
+    ibv_destroy_srq(srq: *mut ibv_srq) -> c_int = release errval;
+    ibv_post_srq_recv(srq: *mut ibv_srq, recv_wr: *mut ibv_recv_wr, bad_recv_wr: *mut *mut ibv_recv_wr) -> c_int = errval;
+    ibv_query_device_ex(context: *mut ibv_context, input: *const ibv_query_device_ex_input, attr: *mut ibv_device_attr_ex) -> c_int = errval;
+    ibv_post_send(qp: *mut ibv_qp, wr: *mut ibv_send_wr, bad_wr: *mut *mut ibv_send_wr) -> c_int = errval;
+    ibv_post_recv(qp: *mut ibv_qp, wr: *mut ibv_recv_wr, bad_wr: *mut *mut ibv_recv_wr) -> c_int = errval;
+    rdma_create_event_channel() -> *mut rdma_event_channel = null;
+    rdma_create_id(channel: *mut rdma_event_channel, id: *mut *mut rdma_cm_id, context: *mut c_void, ps: rdma_port_space) -> c_int = minus1;
+    rdma_destroy_id(id: *mut rdma_cm_id) -> c_int = release minus1;
+    rdma_bind_addr(id: *mut rdma_cm_id, addr: *mut sockaddr) -> c_int = minus1;
+    rdma_resolve_addr(id: *mut rdma_cm_id, src_addr: *mut sockaddr, dst_addr: *mut sockaddr, timeout_ms: c_int) -> c_int = minus1;
+    rdma_resolve_route(id: *mut rdma_cm_id, timeout_ms: c_int) -> c_int = minus1;
+    rdma_create_qp_ex(id: *mut rdma_cm_id, qp_init_attr: *mut ibv_qp_init_attr_ex) -> c_int = minus1;
+    rdma_connect(id: *mut rdma_cm_id, conn_param: *mut rdma_conn_param) -> c_int = minus1;
+    rdma_listen(id: *mut rdma_cm_id, backlog: c_int) -> c_int = minus1;
+    rdma_accept(id: *mut rdma_cm_id, conn_param: *mut rdma_conn_param) -> c_int = minus1;
+    rdma_reject(id: *mut rdma_cm_id, private_data: *const c_void, private_data_len: u8) -> c_int = minus1;
+    rdma_disconnect(id: *mut rdma_cm_id) -> c_int = minus1;
+    rdma_get_cm_event(channel: *mut rdma_event_channel, event: *mut *mut rdma_cm_event) -> c_int = minus1;
+    rdma_ack_cm_event(event: *mut rdma_cm_event) -> c_int = release minus1;
+    rdma_migrate_id(id: *mut rdma_cm_id, channel: *mut rdma_event_channel) -> c_int = minus1;
+    rdma_getaddrinfo(node: *const c_char, service: *const c_char, hints: *const rdma_addrinfo, res: *mut *mut rdma_addrinfo) -> c_int = minus1;
+}
+
+#[cfg(feature = "fault-injection")]
+use std::ffi::{c_char, c_int, c_void};
 
 #[cfg(test)]
 mod tests {

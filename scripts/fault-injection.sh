@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# fault-injection.sh [--examples REGEX] [--sides "server client"]
+#                    [--valgrind-every N] [--max-points N] [--out DIR]
+#
+# The whole fault-injection sweep: every example pair (and each variant in
+# its `variants` file), server side and client side separately, at every
+# injection point from 1 until the run completes without reaching it (see
+# tests-c/scripts/fault-sweep.sh for what passes). Builds the library with
+# the cargo feature `fault-injection` into build/fault/, builds the examples,
+# boots the SoftRoCE guest once and runs two sweeps at a time. Prints one
+# SWEEP line per example and side and a table; logs land in DIR (default
+# build/fault-sweep). Exits non-zero if any point failed.
+#
+# This takes hours under TCG; the test suite runs a bounded sample
+# (the fault.* tests).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+regex=. sides="server client" every=25 max=2000 out=build/fault-sweep
+while [ $# -gt 0 ]; do
+  case $1 in
+    --examples) regex=$2; shift 2 ;;
+    --sides) sides=$2; shift 2 ;;
+    --valgrind-every) every=$2; shift 2 ;;
+    --max-points) max=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) sed -n '2,16s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+  esac
+done
+
+make -s lib fault-lib
+bin=build/tests-c-fault
+cmake -S tests-c -B "$bin" -DRPMA_LIB_DIR="$root/build/lib" -DRPMA_LIVE_FILTER='^$' >/dev/null
+targets=()
+jobs=$(mktemp)
+trap 'rm -f "$jobs"' EXIT
+for dir in examples/*/; do
+  pair=$(basename "$dir")
+  [ -f "$dir/server.c" ] && [ -f "$dir/client.c" ] || continue
+  [[ $pair =~ $regex ]] || continue
+  targets+=("example_${pair}_server" "example_${pair}_client")
+  for side in $sides; do
+    echo "$pair $side" >>"$jobs"
+    if [ -f "$dir/variants" ]; then
+      grep '^[a-z]' "$dir/variants" | while read -r _ vargs; do
+        echo "$pair $side $vargs" >>"$jobs"
+      done
+    fi
+  done
+done
+cmake --build "$bin" -j2 --target "${targets[@]}" >/dev/null
+rm -rf "$out"; mkdir -p "$out"
+echo "fault-injection: $(wc -l <"$jobs") sweeps; logs in $out"
+
+start=$SECONDS
+RXE_TIMEOUT=${RXE_TIMEOUT:-36000} softroce/rxe-run \
+  env FAULT_LIB="$root/build/fault/librpma.so.0" PLAIN_LIB="$root/build/lib/librpma.so.0" \
+  BIN_DIR="$root/$bin" FAULT_VALGRIND_EVERY="$every" FAULT_MAX_POINTS="$max" \
+  FAULT_SUPP="$root/tests-c/valgrind/rdma-core.supp" \
+  bash -c '
+    lane() {
+      local line tmp; tmp=$(mktemp)
+      while read -r line; do
+        set -- $line
+        '"$root"'/tests-c/scripts/fault-sweep.sh "$@" >"$tmp" 2>&1
+        { flock 9; echo "@@sweep begin ${line// /_}"; cat "$tmp"; echo "@@sweep end"; } 9>/tmp/fault-print
+      done
+      rm -f "$tmp"
+    }
+    awk "NR % 2 == 1" '"$jobs"' | lane &
+    awk "NR % 2 == 0" '"$jobs"' | lane
+    wait' >"$out/console.log" 2>&1 || true
+awk -v out="$out" '
+  /^@@sweep begin / { file = out "/" $3 ".log"; printf "" > file; next }
+  /^@@sweep end/    { close(file); file = ""; next }
+  file != ""        { print >> file }
+' "$out/console.log"
+echo "fault-injection: took $(( (SECONDS - start) / 60 )) min"
+printf '%-44s %-7s %6s %6s %6s %9s %s\n' example side tried passed failed valgrind complete
+status=0
+for f in "$out"/*.log; do
+  line=$(grep '^SWEEP ' "$f" || true)
+  if [ -z "$line" ]; then echo "$(basename "$f" .log): no result"; status=1; continue; fi
+  ex=$(sed 's/^SWEEP \(.*\) \(server\|client\) tried=.*/\1/' <<<"$line")
+  side=$(sed 's/.* \(server\|client\) tried=.*/\1/' <<<"$line")
+  get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
+  complete=$(sed -n 's/.* complete=\(.*\) result=.*/\1/p' <<<"$line")
+  printf '%-44s %-7s %6s %6s %6s %9s %s\n' "$ex" "$side" "$(get tried)" "$(get passed)" "$(get failed)" "$(get valgrind)" "$complete"
+  [ "$(get result)" = ok ] || status=1
+done
+exit $status

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# fault-sweep.sh PAIR SIDE [ARG...] -- guest side of the fault-injection
+# sweep: runs the example pair PAIR once per injection point with
+# RPMA_FAULT_INJECTION=N on SIDE (server or client) only, SIDE served by the
+# fault-injection build of the library and the other side by the plain one.
+#
+# Each point must end in a clean success (exit 0) or a clean failure: a
+# non-zero exit below 128 with an error message of the example's own on
+# stderr. A signal, a hang (FAULT_TIMEOUT seconds), or library heap blocks
+# still live at exit (the fault build counts them) fails the point. Under
+# valgrind (every FAULT_VALGRIND_EVERY-th point) any memcheck error, or a
+# definite or indirect leak whose allocation passed through librpma.so.0,
+# fails it too. The sweep ends at the first point the run completes without
+# reaching, or after FAULT_MAX_POINTS.
+#
+# Environment: FAULT_LIB, PLAIN_LIB (librpma.so.0 paths), BIN_DIR (holds
+# example_<pair>_{server,client}), RPMA_TESTING_IP, FAULT_POINTS (a
+# space-separated list to try instead of 1, 2, ...), FAULT_MAX_POINTS
+# (default 2000), FAULT_VALGRIND_EVERY (0: never; default 0), FAULT_TIMEOUT
+# (default 60), FAULT_SUPP (valgrind suppressions file).
+set -u
+pair=$1 side=$2
+shift 2
+args=("$@")
+ip=${RPMA_TESTING_IP:?run under softroce/rxe-run}
+limit=${FAULT_TIMEOUT:-60}
+max=${FAULT_MAX_POINTS:-2000}
+every=${FAULT_VALGRIND_EVERY:-0}
+other=server
+[ "$side" = server ] && other=client
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+
+# run_point N VALGRIND: one run; prints the outcome word and sets $why
+run_point() {
+  local n=$1 vg=$2 port=$((20000 + ($$ + n) % 20000)) wrap=() rc spid ipid
+  if [ "$vg" = 1 ]; then
+    wrap=(valgrind -q --error-exitcode=99 --leak-check=full
+          --show-leak-kinds=definite,indirect --errors-for-leak-kinds=none
+          ${FAULT_SUPP:+--suppressions=$FAULT_SUPP})
+  fi
+  rm -f "$work"/*.out
+  # the plain side (no injection, no valgrind)
+  launch() {
+    local who=$1
+    if [ "$who" = "$side" ]; then
+      timeout -k 5 "$limit" env LD_LIBRARY_PATH="$(dirname "$FAULT_LIB")" RPMA_FAULT_INJECTION="$n" \
+        "${wrap[@]}" "$BIN_DIR/example_${pair}_$who" "$ip" "$port" "${args[@]}" \
+        >"$work/$who.out" 2>"$work/$who.err" </dev/null &
+    else
+      timeout -k 5 "$limit" env LD_LIBRARY_PATH="$(dirname "$PLAIN_LIB")" \
+        "$BIN_DIR/example_${pair}_$who" "$ip" "$port" "${args[@]}" \
+        >"$work/$who.out" 2>"$work/$who.err" </dev/null &
+    fi
+    eval "pid_$who=$!"
+  }
+  launch server
+  local waited=0
+  while ! grep -q listening "$work/server.out" 2>/dev/null; do
+    kill -0 "$pid_server" 2>/dev/null || break
+    sleep 0.1
+    waited=$((waited + 1))
+    [ $waited -gt $((limit * 10)) ] && break
+  done
+  if grep -q listening "$work/server.out" 2>/dev/null; then
+    launch client
+  else
+    pid_client=
+  fi
+  ipid=$(eval echo "\$pid_$side")
+  if [ -n "$ipid" ]; then
+    wait "$ipid"
+    rc=$?
+  else
+    rc=0
+  fi
+  local opid
+  opid=$(eval echo "\$pid_$other")
+  [ -n "$opid" ] && { kill "$opid" 2>/dev/null; wait "$opid" 2>/dev/null; }
+  local err="$work/$side.err" report live injected
+  report=$(grep -a "^librpma: fault injection: calls=" "$err" | tail -1)
+  injected=$(sed -n 's/.*injected=\([a-z0-9]*\).*/\1/p' <<<"$report")
+  live=$(sed -n 's/.*live-blocks=\(-\{0,1\}[0-9]*\).*/\1/p' <<<"$report")
+  why=""
+  if [ -z "$ipid" ]; then why="the plain server never listened"
+  elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then why="hang (killed after $limit s)"
+  elif [ "$rc" -ge 128 ] 2>/dev/null; then why="crash (signal $((rc - 128)))"
+  elif [ -z "$report" ]; then why="no fault report (exit $rc)"
+  elif [ "$live" != 0 ]; then why="$live library heap blocks live at exit"
+  elif [ "$rc" = 99 ] && [ "$vg" = 1 ]; then why="valgrind: memcheck error"
+  elif [ "$rc" != 0 ] && ! grep -av "^librpma: fault injection\|^==[0-9]*==" "$err" | grep -q .; then
+    why="exit $rc without an error message"
+  fi
+  if [ -z "$why" ] && [ "$vg" = 1 ]; then
+    # leak records (blank-line separated) whose stack passes through librpma
+    sed 's/^==[0-9]*== \{0,1\}//' "$err" >"$work/vg.txt"
+    if awk 'BEGIN{RS=""} /(definitely|indirectly) lost/ && /librpma\.so/ {found=1} END{exit !found}' "$work/vg.txt"; then
+      why="valgrind: leak through librpma.so.0"
+    fi
+  fi
+  if [ -n "$why" ]; then
+    echo "FAIL: $why"
+  elif [ "$injected" = none ]; then
+    echo "unreached"
+  elif [ "$rc" = 0 ]; then
+    echo "success"
+  else
+    echo "error"
+  fi
+  cp "$err" "$work/last.err"
+}
+
+points=${FAULT_POINTS:-}
+[ -z "$points" ] && points=$(seq 1 "$max")
+tried=0 passed=0 failed=0 vgruns=0 last=0 reached_end=0
+for n in $points; do
+  vg=0
+  [ "$every" -gt 0 ] && [ $((n % every)) -eq 1 -o "$every" -eq 1 ] && vg=1
+  t0=$SECONDS
+  outcome=$(run_point "$n" "$vg")
+  took="$((SECONDS - t0)) s"
+  if [ "$outcome" = unreached ]; then
+    echo "point $n: not reached (the run completed with fewer calls)"
+    reached_end=1
+    break
+  fi
+  tried=$((tried + 1)); last=$n
+  [ $vg = 1 ] && vgruns=$((vgruns + 1))
+  if [ "${outcome%%:*}" = FAIL ]; then
+    failed=$((failed + 1))
+    echo "point $n: $outcome$([ $vg = 1 ] && echo ' (valgrind)'), $took:"
+    sed 's/^/  | /' "$work/last.err" | tail -40
+  else
+    passed=$((passed + 1))
+    echo "point $n: $outcome$([ $vg = 1 ] && echo ' (valgrind)'), $took: $(grep -a 'fault injection: call' "$work/last.err" | head -1 | sed 's/.*(\(.*\)) fails/\1/')"
+  fi
+done
+result=ok
+[ $failed -gt 0 ] && result=FAIL
+echo "SWEEP $pair ${args[*]:+[${args[*]}] }$side tried=$tried passed=$passed failed=$failed valgrind=$vgruns complete=$([ $reached_end = 1 ] && echo yes || echo "no (stopped at $last)") result=$result"
+[ $failed -eq 0 ]
