@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * scenario_access_usage.c -- a region is registered with exactly the
+ * remote access its usage grants: remote write only with
+ * RPMA_MR_USAGE_WRITE_DST, remote read only with RPMA_MR_USAGE_READ_SRC or
+ * a flush type (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY or _PERSISTENT, which
+ * is carried out as a read on this device). The server registers one region
+ * for each single usage bit and for a few combinations (among them "every
+ * bit but those that grant read" and "every bit but WRITE_DST"); against
+ * each region the client tries, on rxe0:
+ * - rpma_read(3), rpma_write(3) and rpma_atomic_write(3): the completion's
+ *   status is IBV_WC_SUCCESS exactly when the usage grants the access, and
+ *   IBV_WC_REM_ACCESS_ERR otherwise;
+ * - rpma_flush(3) of each type: refused by the library (RPMA_E_NOSUPP,
+ *   nothing posted) unless the region has that flush type, then carried
+ *   out; and of an unknown type, which the library lets through, so the
+ *   device alone decides: IBV_WC_SUCCESS exactly when the region can be read.
+ * After every attempt both sides' memory is compared with a model: a
+ * refused write or atomic write left the server's region as it was, a
+ * refused read left the client's. An error puts the queue pair in the error
+ * state, so the attempt after one runs on a fresh connection.
+ *
+ * scenario_access_rights.c covers what follows such an error (the flushed
+ * work requests), the flush types a descriptor declares, and the rights of
+ * the client's own regions; this test is the matrix over the usage bits.
+ */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+
+#include "onesided.h"
+
+#define RSIZE 4096 /* each server region */
+#define LSIZE 4096 /* the client's region */
+#define L_SRC 0 /* the client's bytes of every write */
+#define L_DST 1024 /* where the client's reads land */
+#define LSEED 50
+#define RSEED(k) ((unsigned)(1 + (k)))
+#define DESC 21
+
+#define R_OFF_WRITE 128 /* where writes go */
+#define R_OFF_ATOMIC 256 /* where atomic writes go */
+#define LEN 64 /* of a read and a write */
+
+#define READ_SRC RPMA_MR_USAGE_READ_SRC
+#define READ_DST RPMA_MR_USAGE_READ_DST
+#define WRITE_SRC RPMA_MR_USAGE_WRITE_SRC
+#define WRITE_DST RPMA_MR_USAGE_WRITE_DST
+#define FLUSH_VIS RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY
+#define FLUSH_PERS RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT
+#define SEND RPMA_MR_USAGE_SEND
+#define RECV RPMA_MR_USAGE_RECV
+#define ALL_BITS 0xFF
+
+/* the usages that grant remote read and remote write */
+#define GRANTS_READ (READ_SRC | FLUSH_VIS | FLUSH_PERS)
+#define GRANTS_WRITE WRITE_DST
+
+static const struct {
+	int usage;
+	const char *name;
+} regions[] = {
+	{READ_SRC, "READ_SRC"},
+	{READ_DST, "READ_DST"},
+	{WRITE_SRC, "WRITE_SRC"},
+	{WRITE_DST, "WRITE_DST"},
+	{FLUSH_VIS, "FLUSH_TYPE_VISIBILITY"},
+	{FLUSH_PERS, "FLUSH_TYPE_PERSISTENT"},
+	{SEND, "SEND"},
+	{RECV, "RECV"},
+	{READ_DST | WRITE_SRC, "READ_DST | WRITE_SRC"},
+	{SEND | RECV, "SEND | RECV"},
+	{WRITE_DST | FLUSH_VIS, "WRITE_DST | FLUSH_TYPE_VISIBILITY"},
+	{FLUSH_VIS | FLUSH_PERS, "FLUSH_TYPE_VISIBILITY | FLUSH_TYPE_PERSISTENT"},
+	{ALL_BITS & ~GRANTS_READ, "every bit but READ_SRC and the flush types"},
+	{ALL_BITS & ~GRANTS_WRITE, "every bit but WRITE_DST"},
+};
+#define R_N ((int)(sizeof(regions) / sizeof(regions[0])))
+
+/* the shared mapping: the server's regions, then their descriptors */
+#define SHM_DESC (R_N * RSIZE)
+#define SHM_SIZE (SHM_DESC + 4096)
+
+/* how long the server waits for the next request and for a client's close */
+#define SRV_WAIT_MS 60000
+
+static unsigned char *shm;
+static char end_pdata[] = "END";
+
+/* ---- the server: accepts one connection after the other until "END" ---- */
+
+static int
+srv_one(struct rpma_ep *ep)
+{
+	struct pollfd p = {.fd = -1, .events = POLLIN};
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn_private_data pd = {NULL, 0};
+	struct rpma_conn *conn = NULL;
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+
+	if (!S_CHECK(rpma_ep_get_fd(ep, &p.fd) == 0) || !S_CHECK(poll(&p, 1, SRV_WAIT_MS) == 1))
+		return 0;
+	if (!S_CHECK(rpma_ep_next_conn_req(ep, NULL, &req) == 0))
+		return 0;
+	S_CHECK(rpma_conn_req_get_private_data(req, &pd) == 0);
+	if (pd.ptr != NULL && pd.len >= sizeof(end_pdata) &&
+			memcmp(pd.ptr, end_pdata, sizeof(end_pdata)) == 0) {
+		S_CHECK(rpma_conn_req_delete(&req) == 0);
+		return 0;
+	}
+	if (!S_CHECK(rpma_conn_req_connect(&req, NULL, &conn) == 0))
+		return 0;
+	S_CHECK(c_event_is(conn, RPMA_CONN_ESTABLISHED));
+	S_CHECK(c_next_event(conn, SRV_WAIT_MS, &ev) == 0 && ev == RPMA_CONN_CLOSED);
+	S_CHECK(rpma_conn_disconnect(conn) == 0);
+	S_CHECK(rpma_conn_delete(&conn) == 0);
+	return 1;
+}
+
+static int
+serve(void *arg)
+{
+	struct rpma_peer *peer = t_peer();
+	struct rpma_mr_local *mr[R_N];
+	struct rpma_ep *ep;
+	int conns = 0;
+
+	(void) arg;
+	for (int k = 0; k < R_N; k++) {
+		mr[k] = NULL;
+		S_CHECK(rpma_mr_reg(peer, shm + k * RSIZE, RSIZE, regions[k].usage, &mr[k]) == 0);
+		S_CHECK(rpma_mr_get_descriptor(mr[k], shm + SHM_DESC + DESC * k) == 0);
+	}
+	ep = c_listen(peer);
+	if (ep != NULL)
+		while (srv_one(ep))
+			conns++;
+	c_put(conns);
+	for (int k = 0; k < R_N; k++)
+		S_CHECK(rpma_mr_dereg(&mr[k]) == 0);
+	if (ep != NULL)
+		S_CHECK(c_server_end(&ep, &peer));
+	else
+		S_CHECK(rpma_peer_delete(&peer) == 0);
+	return c_server_status();
+}
+
+/* ---- the client ---- */
+
+static struct rpma_peer *peer;
+static struct rpma_peer_cfg *pcfg; /* direct write to PMem, for persistent flushes */
+static struct rpma_mr_local *local;
+static unsigned char *lbuf;
+static struct rpma_mr_remote *remote[R_N];
+static struct rpma_conn *conn; /* NULL after an error */
+static int nconns;
+
+static unsigned char model[R_N][RSIZE];
+static unsigned char lmodel[LSIZE];
+
+/* every byte of both sides is what the model says */
+static int
+memory_ok(void)
+{
+	for (int k = 0; k < R_N; k++)
+		if (memcmp(shm + k * RSIZE, model[k], RSIZE) != 0)
+			return 0;
+	return memcmp(lbuf, lmodel, LSIZE) == 0;
+}
+
+static const char *
+status_name(int status)
+{
+	switch (status) {
+	case IBV_WC_SUCCESS: return "IBV_WC_SUCCESS";
+	case IBV_WC_LOC_LEN_ERR: return "IBV_WC_LOC_LEN_ERR";
+	case IBV_WC_LOC_PROT_ERR: return "IBV_WC_LOC_PROT_ERR";
+	case IBV_WC_WR_FLUSH_ERR: return "IBV_WC_WR_FLUSH_ERR";
+	case IBV_WC_REM_INV_REQ_ERR: return "IBV_WC_REM_INV_REQ_ERR";
+	case IBV_WC_REM_ACCESS_ERR: return "IBV_WC_REM_ACCESS_ERR";
+	case IBV_WC_REM_OP_ERR: return "IBV_WC_REM_OP_ERR";
+	default: return "another status";
+	}
+}
+
+/* a connection to work on: the current one, or a fresh one */
+static struct rpma_conn *
+the_conn(void)
+{
+	if (conn != NULL)
+		return conn;
+	t_note("(a fresh connection)");
+	conn = c_connect(peer, NULL, NULL);
+	EXPECT_TRUE(conn != NULL);
+	if (conn != NULL) {
+		nconns++;
+		EXPECT_INT(rpma_conn_apply_remote_peer_cfg(conn, pcfg), 0);
+	}
+	return conn;
+}
+
+/*
+ * the completion of the attempt with op_context id, on its way: its status
+ * is want; 1 when it succeeded. A connection with an error is closed.
+ */
+static int
+completes(uint64_t id, int want)
+{
+	struct ibv_wc wc;
+	int ret = os_wait_wc(conn, &wc);
+
+	EXPECT_INT(ret, 0);
+	EXPECT_INT(wc.wr_id, id);
+	EXPECT_STR(status_name((int)wc.status), status_name(want));
+	if (ret == 0 && wc.status == IBV_WC_SUCCESS)
+		return 1;
+	EXPECT_TRUE(os_cq_empty(conn));
+	EXPECT_TRUE(c_close(&conn));
+	return 0;
+}
+
+static int
+grants(int k, int what)
+{
+	return (regions[k].usage & what) != 0;
+}
+
+/* the expected status of a read (1) or a write (0) of region k */
+static int
+want_status(int k, int read)
+{
+	return grants(k, read ? GRANTS_READ : GRANTS_WRITE) ? IBV_WC_SUCCESS :
+			IBV_WC_REM_ACCESS_ERR;
+}
+
+static void
+try_read(int k, uint64_t id)
+{
+	struct rpma_conn *c = the_conn();
+
+	if (c == NULL)
+		return;
+	EXPECT_INT(rpma_read(c, local, L_DST, remote[k], 0, LEN, RPMA_F_COMPLETION_ALWAYS,
+			OS_CTX(id)), 0);
+	if (completes(id, want_status(k, 1)))
+		memcpy(lmodel + L_DST, model[k], LEN);
+	EXPECT_TRUE(memory_ok());
+	/* the next read must show its own bytes */
+	memset(lbuf + L_DST, 0, LEN);
+	memset(lmodel + L_DST, 0, LEN);
+}
+
+static void
+try_write(int k, uint64_t id)
+{
+	struct rpma_conn *c = the_conn();
+
+	if (c == NULL)
+		return;
+	EXPECT_INT(rpma_write(c, remote[k], R_OFF_WRITE, local, L_SRC, LEN,
+			RPMA_F_COMPLETION_ALWAYS, OS_CTX(id)), 0);
+	if (completes(id, want_status(k, 0)))
+		memcpy(model[k] + R_OFF_WRITE, lmodel + L_SRC, LEN);
+	EXPECT_TRUE(memory_ok());
+}
+
+static void
+try_atomic_write(int k, uint64_t id)
+{
+	struct rpma_conn *c = the_conn();
+	char src[8];
+
+	if (c == NULL)
+		return;
+	memcpy(src, "usage:", 6);
+	src[6] = (char)('A' + k);
+	src[7] = '.';
+	EXPECT_INT(rpma_atomic_write(c, remote[k], R_OFF_ATOMIC, src, RPMA_F_COMPLETION_ALWAYS,
+			OS_CTX(id)), 0);
+	if (completes(id, want_status(k, 0)))
+		memcpy(model[k] + R_OFF_ATOMIC, src, 8);
+	EXPECT_TRUE(memory_ok());
+}
+
+/*
+ * a flush of type: with the usage bit it needs (0 for an unknown type,
+ * which needs none) the library posts it and the device decides; without,
+ * the library refuses it and nothing is posted
+ */
+static void
+try_flush(int k, enum rpma_flush_type type, int needs, uint64_t id)
+{
+	struct rpma_conn *c = the_conn();
+	int passes = needs == 0 || grants(k, needs);
+
+	if (c == NULL)
+		return;
+	EXPECT_INT(rpma_flush(c, remote[k], 0, 8, type, RPMA_F_COMPLETION_ALWAYS, OS_CTX(id)),
+			passes ? 0 : RPMA_E_NOSUPP);
+	if (passes)
+		(void) completes(id, want_status(k, 1));
+	else
+		EXPECT_TRUE(os_cq_empty(c));
+	EXPECT_TRUE(memory_ok());
+}
+
+int
+main(void)
+{
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn *c = NULL;
+	struct rpma_conn_private_data pd = {end_pdata, sizeof(end_pdata)};
+
+	t_begin();
+	shm = mmap(NULL, SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm == MAP_FAILED) {
+		perror("mmap");
+		return 2;
+	}
+	for (int k = 0; k < R_N; k++) {
+		os_fill(shm + k * RSIZE, RSIZE, RSEED(k));
+		memcpy(model[k], shm + k * RSIZE, RSIZE);
+	}
+	peer = c_start(serve);
+	EXPECT_INT(rpma_peer_cfg_new(&pcfg), 0);
+	EXPECT_INT(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true), 0);
+	local = os_local(peer, LSIZE, RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_READ_DST, LSEED,
+			(void **)&lbuf);
+	EXPECT_TRUE(local != NULL);
+	if (local == NULL)
+		return 1;
+	memset(lbuf + L_DST, 0, LEN);
+	memcpy(lmodel, lbuf, LSIZE);
+	for (int k = 0; k < R_N; k++)
+		EXPECT_INT(rpma_mr_remote_from_descriptor(shm + SHM_DESC + DESC * k, DESC,
+				&remote[k]), 0);
+
+	for (int k = 0; k < R_N; k++) {
+		uint64_t id = 0x1000 * (uint64_t)(k + 1);
+
+		t_note("region %d: %s (usage 0x%02x)", k, regions[k].name, regions[k].usage);
+		t_note("rpma_read");
+		try_read(k, id + 1);
+		t_note("rpma_write");
+		try_write(k, id + 2);
+		t_note("rpma_atomic_write");
+		try_atomic_write(k, id + 3);
+		t_note("rpma_flush RPMA_FLUSH_TYPE_VISIBILITY");
+		try_flush(k, RPMA_FLUSH_TYPE_VISIBILITY, FLUSH_VIS, id + 4);
+		t_note("rpma_flush RPMA_FLUSH_TYPE_PERSISTENT");
+		try_flush(k, RPMA_FLUSH_TYPE_PERSISTENT, FLUSH_PERS, id + 5);
+		t_note("rpma_flush of an unknown type (7)");
+		try_flush(k, (enum rpma_flush_type)7, 0, id + 6);
+	}
+	if (conn != NULL) {
+		EXPECT_TRUE(os_cq_empty(conn));
+		EXPECT_TRUE(c_close(&conn));
+	}
+
+	t_note("the server stops");
+	EXPECT_INT(rpma_conn_req_new(peer, t_ip(), t_port(), NULL, &req), 0);
+	EXPECT_INT(rpma_conn_req_connect(&req, &pd, &c), 0);
+	if (c != NULL) {
+		c_expect_event(c, RPMA_CONN_REJECTED);
+		EXPECT_INT(rpma_conn_delete(&c), 0);
+	}
+	EXPECT_INT(SERVER(connections), nconns);
+	EXPECT_TRUE(os_remotes_delete(R_N, remote));
+	EXPECT_TRUE(os_local_delete(&local, lbuf));
+	EXPECT_INT(rpma_peer_cfg_delete(&pcfg), 0);
+	munmap(shm, SHM_SIZE);
+	return c_end(peer);
+}
