@@ -51,7 +51,7 @@ check-rust:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) test
-	$(CARGO) clippy --all-targets --features fault-injection,fuzzing --target-dir target/fault -- -D warnings
+	$(CARGO) clippy --all-targets --features fault-injection --target-dir target/fault -- -D warnings
 
 check-c: lib fault-lib
 	cmake -S tests-c -B $(CTEST_DIR) -DRPMA_LIB_DIR=$(CURDIR)/$(BUILD)/lib \

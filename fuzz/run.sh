@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Builds every fuzz target and runs each for SECONDS (default 600), one at a
+# time in one process, then prints per target the executions, the coverage
+# and whether it crashed.
+#
+#   fuzz/run.sh [SECONDS]
+#
+# Needs cargo-fuzz (cargo install cargo-fuzz). On a stable toolchain the
+# nightly flags cargo fuzz passes (-Zsanitizer=address, ...) and the targets'
+# #![feature(c_variadic)] are allowed through RUSTC_BOOTSTRAP=1.
+#
+# Each target reads the committed seeds in corpus/<target>/ and keeps what
+# it finds in target/corpus/<target>/ (not committed; it grows across runs).
+# A crash, a failed invariant, a leak or a hang (10 s for one input) writes
+# the input to artifacts/<target>/; reproduce it with
+#   target/<host>/release/<target> artifacts/<target>/<file>
+# Logs: target/fuzz-logs/<target>.log. Exit status: 1 when anything crashed.
+set -u
+
+secs=${1:-600}
+case $secs in
+'' | *[!0-9]*)
+	echo "usage: $0 [SECONDS]" >&2
+	exit 2
+	;;
+esac
+
+cd "$(dirname "$0")" || exit 2
+export CARGO_TARGET_DIR="$PWD/target"
+export RUSTC_BOOTSTRAP=1
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+	echo "cargo-fuzz is missing: cargo install cargo-fuzz" >&2
+	exit 2
+fi
+# cargo fuzz's defaults: optimised, with debug assertions and overflow
+# checks, AddressSanitizer.
+cargo fuzz build || exit 2
+
+host=$(rustc -vV | sed -n 's/^host: //p')
+bin="$CARGO_TARGET_DIR/$host/release"
+logs="$CARGO_TARGET_DIR/fuzz-logs"
+mkdir -p "$logs"
+
+failed=0
+summary=()
+for t in $(cargo fuzz list); do
+	work="$CARGO_TARGET_DIR/corpus/$t"
+	mkdir -p "$work" "artifacts/$t" "corpus/$t"
+	echo "== $t: ${secs} s" >&2
+	"$bin/$t" "$work" "corpus/$t" \
+		-max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 \
+		-artifact_prefix="artifacts/$t/" -print_final_stats=1 \
+		>"$logs/$t.log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logs/$t.log" | tail -1)
+	if [ -z "$execs" ]; then
+		execs=$(grep -o '^#[0-9]*' "$logs/$t.log" | tail -1 | tr -d '#')
+	fi
+	final=$(grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$logs/$t.log" | tail -1 |
+		grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9]+[a-zA-Z]*')
+	artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$logs/$t.log" | tail -1)
+	if [ "$rc" -eq 0 ] && [ -z "$artifact" ]; then
+		verdict="no crash"
+	else
+		verdict="CRASHED (exit $rc) input: ${artifact:-see log}"
+		failed=1
+	fi
+	summary+=("$t: ${execs:-0} executions, ${final:-no coverage line}; $verdict")
+done
+
+echo
+echo "fuzz summary (${secs} s per target; logs in $logs):"
+printf '  %s\n' "${summary[@]}"
+exit $failed
