@@ -57,35 +57,23 @@ RXE_TIMEOUT=${RXE_TIMEOUT:-36000} softroce/rxe-run \
   env FAULT_LIB="$root/build/fault/librpma.so.0" PLAIN_LIB="$root/build/lib/librpma.so.0" \
   BIN_DIR="$root/$bin" FAULT_VALGRIND_EVERY="$every" FAULT_MAX_POINTS="$max" \
   FAULT_SUPP="$root/tests-c/valgrind/rdma-core.supp" \
-  bash -c '
-    lane() {
-      local line tmp; tmp=$(mktemp)
-      while read -r line; do
-        set -- $line
-        '"$root"'/tests-c/scripts/fault-sweep.sh "$@" >"$tmp" 2>&1
-        { flock 9; echo "@@sweep begin ${line// /_}"; cat "$tmp"; echo "@@sweep end"; } 9>/tmp/fault-print
-      done
-      rm -f "$tmp"
-    }
-    awk "NR % 2 == 1" '"$jobs"' | lane &
-    awk "NR % 2 == 0" '"$jobs"' | lane
-    wait' >"$out/console.log" 2>&1 || true
+  tests-c/scripts/fault-sweep-lanes.sh "$jobs" >"$out/console.log" 2>&1 || true
 awk -v out="$out" '
   /^@@sweep begin / { file = out "/" $3 ".log"; printf "" > file; next }
   /^@@sweep end/    { close(file); file = ""; next }
   file != ""        { print >> file }
 ' "$out/console.log"
 echo "fault-injection: took $(( (SECONDS - start) / 60 )) min"
-printf '%-44s %-7s %6s %6s %6s %9s %s\n' example side tried passed failed valgrind complete
 status=0
 for f in "$out"/*.log; do
+  [ "$(basename "$f")" = console.log ] && continue
   line=$(grep '^SWEEP ' "$f" || true)
-  if [ -z "$line" ]; then echo "$(basename "$f" .log): no result"; status=1; continue; fi
-  ex=$(sed 's/^SWEEP \(.*\) \(server\|client\) tried=.*/\1/' <<<"$line")
-  side=$(sed 's/.* \(server\|client\) tried=.*/\1/' <<<"$line")
-  get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
-  complete=$(sed -n 's/.* complete=\(.*\) result=.*/\1/p' <<<"$line")
-  printf '%-44s %-7s %6s %6s %6s %9s %s\n' "$ex" "$side" "$(get tried)" "$(get passed)" "$(get failed)" "$(get valgrind)" "$complete"
-  [ "$(get result)" = ok ] || status=1
+  if [ -z "$line" ]; then
+    echo "$(basename "$f" .log): no result (see $f)"
+    status=1
+    continue
+  fi
+  echo "${line#SWEEP }"
+  [[ $line == *result=ok ]] || status=1
 done
 exit $status
