@@ -15,6 +15,8 @@ for side in ours ref; do
   LD_LIBRARY_PATH=$dir RPMA_TEST_EXPECT_LIB=$dir/librpma.so.0 "$bin" >"$work/$side.out" 2>"$work/$side.err"
   rc=$?
   echo "$name [$side: $(sed -n 's/^librpma under test: //p' "$work/$side.err")] exit $rc, $(tail -1 "$work/$side.out")"
+  # figures a test measured (times, deltas) are shown even when it passes
+  grep -a '^FIGURE ' "$work/$side.err" | sed "s/^/  [$side] /"
   if [ $rc -ne 0 ]; then
     status=1
     sed 's/^/  | /' "$work/$side.err"
