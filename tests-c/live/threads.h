@@ -181,15 +181,12 @@ th_poll_wc(struct rpma_cq *cq, struct ibv_wc *wc, long timeout_ms)
 static inline int
 threads_rounds(int max)
 {
-	static int rounds;
+	/* read each time: a cached value written by whichever thread came
+	 * first would be a race of the test's own */
+	const char *env = getenv("RPMA_THREADS_ROUNDS");
+	int n = env ? atoi(env) : 0;
 
-	if (rounds == 0) {
-		const char *env = getenv("RPMA_THREADS_ROUNDS");
-		int n = env ? atoi(env) : 0;
-
-		rounds = n > 0 && n < max ? n : max;
-	}
-	return rounds;
+	return n > 0 && n < max ? n : max;
 }
 
 #endif /* THREADS_H */

@@ -15,7 +15,7 @@
 #
 # Environment: FAULT_LIB, PLAIN_LIB (librpma.so.0 paths), BIN_DIR (holds
 # example_<pair>_{server,client}), RPMA_TESTING_IP, FAULT_POINTS (a
-# space-separated list to try instead of 1, 2, ...), FAULT_MAX_POINTS
+# list, separated by spaces or commas, to try instead of 1, 2, ...), FAULT_MAX_POINTS
 # (default 2000), FAULT_VALGRIND_EVERY (0: never; default 0), FAULT_TIMEOUT
 # (default 60), FAULT_SUPP (valgrind suppressions file).
 set -u
@@ -111,6 +111,7 @@ run_point() {
 }
 
 points=${FAULT_POINTS:-}
+points=${points//,/ }
 [ -z "$points" ] && points=$(seq 1 "$max")
 tried=0 passed=0 failed=0 vgruns=0 last=0 reached_end=0
 for n in $points; do
