@@ -57,7 +57,7 @@ check-c: lib fault-lib
 	cmake -S tests-c -B $(CTEST_DIR) -DRPMA_LIB_DIR=$(CURDIR)/$(BUILD)/lib \
 		-DRPMA_FAULT_LIB_DIR=$(CURDIR)/$(BUILD)/fault >/dev/null
 	cmake --build $(CTEST_DIR) -j2
-	ctest --test-dir $(CTEST_DIR) --output-on-failure
+	ctest --test-dir $(CTEST_DIR) --output-on-failure -j2
 
 header:
 	RPMA_UPDATE_HEADER=1 $(CARGO) test --test header
