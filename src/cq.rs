@@ -96,6 +96,7 @@ impl Cq {
     /// Moves up to `wc.len()` completions into `wc` and returns how many;
     /// `RPMA_E_NO_COMPLETION` when there are none. Failed work requests are
     /// completions too: their status tells.
+    #[inline]
     pub fn get_wc(&self, wc: &mut [MaybeUninit<sys::ibv_wc>]) -> Result<usize> {
         let asked = c_int::try_from(wc.len()).map_err(|_| Error::Inval)?;
         // SAFETY: the CQ is live; the provider writes at most `asked`

@@ -146,6 +146,7 @@ impl MrLocal {
     /// The scatter/gather entry for `len` bytes at `offset`: the device
     /// checks the range against the registration, so neither is checked
     /// here, and `len` is cut to 32 bits as in the C library.
+    #[inline]
     pub(crate) fn sge(&self, offset: usize, len: usize) -> sys::ibv_sge {
         sys::ibv_sge {
             addr: (self.ptr() as u64).wrapping_add(offset as u64),

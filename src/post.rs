@@ -27,6 +27,7 @@ const ON_SUCCESS: c_int = 1 << 1;
 impl Completion {
     /// Reads the C `flags` argument. 0 is refused; bits other than the
     /// success bit are ignored, as in the C library.
+    #[inline]
     pub fn from_flags(flags: c_int) -> Result<Completion> {
         match flags {
             0 => Err(Error::Inval),
@@ -35,6 +36,7 @@ impl Completion {
         }
     }
 
+    #[inline]
     fn send_flags(self) -> u32 {
         match self {
             Completion::Always => sys::IBV_SEND_SIGNALED,
@@ -45,6 +47,7 @@ impl Completion {
 
 /// The caller's pointer travels as the work request id and comes back
 /// bit-exact in `ibv_wc::wr_id`.
+#[inline]
 pub(crate) fn wr_id(op_context: *const c_void) -> u64 {
     op_context as usize as u64
 }
@@ -52,6 +55,7 @@ pub(crate) fn wr_id(op_context: *const c_void) -> u64 {
 /// The scatter/gather entry of a local range, or none for the 0-byte form
 /// (no region, offset and length 0). A missing region with a range is
 /// `RPMA_E_INVAL`.
+#[inline]
 pub(crate) fn local(
     mr: Option<&MrLocal>,
     offset: usize,
@@ -66,6 +70,7 @@ pub(crate) fn local(
 
 /// The two ends of a one-sided operation: both given, or neither with
 /// every offset and the length 0 (a 0-byte operation to address 0, rkey 0).
+#[inline]
 pub(crate) fn one_sided(
     local_mr: Option<&MrLocal>,
     local_offset: usize,
@@ -90,6 +95,7 @@ pub(crate) struct Remote {
 }
 
 impl Remote {
+    #[inline]
     pub(crate) fn at(mr: &MrRemote, offset: usize) -> Remote {
         Remote {
             addr: mr.raddr.wrapping_add(offset as u64),
@@ -105,6 +111,7 @@ pub(crate) struct SendWr {
 }
 
 impl SendWr {
+    #[inline]
     pub(crate) fn new(
         opcode: sys::ibv_wr_opcode,
         completion: Completion,
@@ -121,6 +128,7 @@ impl SendWr {
         }
     }
 
+    #[inline]
     pub(crate) fn sge(mut self, sge: Option<sys::ibv_sge>) -> SendWr {
         if let Some(sge) = sge {
             self.sge = sge;
@@ -129,6 +137,7 @@ impl SendWr {
         self
     }
 
+    #[inline]
     pub(crate) fn remote(mut self, remote: Remote) -> SendWr {
         self.wr.wr.rdma = sys::ibv_send_wr__bindgen_ty_2__bindgen_ty_1 {
             remote_addr: remote.addr,
@@ -139,11 +148,13 @@ impl SendWr {
 
     /// Immediate data travels in network byte order, as the C library
     /// sends it; receivers convert it themselves.
+    #[inline]
     pub(crate) fn imm(mut self, imm: u32) -> SendWr {
         self.wr.__bindgen_anon_1.imm_data = imm.to_be();
         self
     }
 
+    #[inline]
     pub(crate) fn extra_flags(mut self, flags: u32) -> SendWr {
         self.wr.send_flags |= flags;
         self
@@ -151,6 +162,7 @@ impl SendWr {
 
     /// Posts on `qp`; `kind` names the operation in the log message of a
     /// failure.
+    #[inline]
     pub(crate) fn post(mut self, qp: *mut sys::ibv_qp, kind: Kind) -> Result<()> {
         if self.wr.num_sge == 1 {
             self.wr.sg_list = &mut self.sge;
@@ -237,6 +249,7 @@ pub(crate) enum RecvQueue {
 
 /// Posts one receive of `len` bytes at `offset` of `dst` (no region, offset
 /// and length 0: a 0-byte buffer) on `queue`.
+#[inline]
 pub(crate) fn recv(
     queue: RecvQueue,
     dst: Option<&MrLocal>,

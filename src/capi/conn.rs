@@ -221,6 +221,7 @@ pub unsafe extern "C" fn rpma_write_with_imm(
 /// # Safety
 /// As for `rpma_write`.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 unsafe fn write(
     conn: *mut Conn,
     dst: *mut MrRemote,
@@ -332,6 +333,7 @@ pub unsafe extern "C" fn rpma_send_with_imm(
 ///
 /// # Safety
 /// As for `rpma_send`.
+#[inline(always)]
 unsafe fn send(
     conn: *mut Conn,
     src: *const MrLocal,

@@ -31,7 +31,10 @@ use crate::error::{Error, Result};
 core::arch::global_asm!(include_str!(concat!(env!("OUT_DIR"), "/symver.s")));
 
 /// Runs an entry point's body: `Ok` becomes 0, an error its `RPMA_E_*` code,
-/// and a panic `RPMA_E_UNKNOWN` instead of unwinding into C.
+/// and a panic `RPMA_E_UNKNOWN` instead of unwinding into C. Always inlined:
+/// on the data path an out-of-line copy shared by two entry points costs
+/// more than the operation's own code.
+#[inline(always)]
 pub(crate) fn boundary(body: impl FnOnce() -> Result<()>) -> c_int {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => 0,
@@ -42,6 +45,7 @@ pub(crate) fn boundary(body: impl FnOnce() -> Result<()>) -> c_int {
 
 /// The same for entry points that return a value; `on_panic` is returned
 /// if the body panics.
+#[inline(always)]
 pub(crate) fn boundary_value<T>(on_panic: T, body: impl FnOnce() -> T + UnwindSafe) -> T {
     catch_unwind(body).unwrap_or(on_panic)
 }

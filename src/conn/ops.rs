@@ -37,6 +37,7 @@ impl Conn {
     /// `dst_offset` of a local one. Without both regions it is the 0-byte
     /// read (offsets and length 0), which orders like any other read.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn read(
         &self,
         dst: Option<&MrLocal>,
@@ -58,6 +59,7 @@ impl Conn {
     /// of the remote one; `imm` makes it a write with immediate data, which
     /// consumes a receive at the peer.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn write(
         &self,
         dst: Option<&MrRemote>,
@@ -83,6 +85,7 @@ impl Conn {
     /// one piece. Without native atomic write it is an inline RDMA write
     /// (so `src` needs no registration) fenced behind earlier reads, which
     /// keeps it after the flushes posted before it.
+    #[inline]
     pub fn atomic_write(
         &self,
         dst: &MrRemote,
@@ -109,6 +112,7 @@ impl Conn {
     /// Makes the data written before it to `dst` visible (or persistent)
     /// at the peer, as far as the connection and the region allow.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn flush(
         &self,
         dst: &MrRemote,
@@ -129,6 +133,7 @@ impl Conn {
 
     /// Sends `len` bytes at `offset` of `src` (nothing: a 0-byte message),
     /// with immediate data when `imm` is given.
+    #[inline]
     pub fn send(
         &self,
         src: Option<&MrLocal>,
@@ -149,6 +154,7 @@ impl Conn {
     /// Posts a buffer for the next message of the peer (nothing: a 0-byte
     /// buffer). A connection that uses an SRQ has no receive queue of its
     /// own: the provider refuses the post (`RPMA_E_PROVIDER`), as in C.
+    #[inline]
     pub fn recv(
         &self,
         dst: Option<&MrLocal>,
