@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# bench/guest.sh BIN ROUNDS SECS CASES_REGEX -- the guest side of bench/run.sh
+#
+# Runs in the SoftRoCE guest (softroce/rxe-run). Starts two rpma-bench
+# servers, one on our librpma (ports 7471/7472) and one on Debian's
+# (7481/7482), checks from /proc/PID/maps that each runs on the library asked
+# for, then for each round and each case/size/qd of the matrix (case names
+# filtered by CASES_REGEX, grep -E) runs the client on both libraries, C first
+# on odd rounds and ours first on even ones, each client against the server
+# of its own library. The client itself checks (BENCH_EXPECT_LIB) that it and
+# its server run on the library asked for. Prints for each run
+#   RESULT lib=ours|c round=R case=... (the client's RESULT fields)
+# or, when a run fails,
+#   FAIL lib=.. round=.. case=.. size=.. qd=.. rc=..  (and the client's stderr)
+# The RESULT lines end with empty_polls= (rpma_cq_get_wc calls that found
+# nothing) and wall_s= (the client's whole run, start-up included).
+#
+# Knobs (RPMA_* variables reach the guest through rxe-run):
+#   RPMA_BENCH_OURS, RPMA_BENCH_C   the two librpma.so.0 files
+#   RPMA_BENCH_WARMUP_MS    warm-up: 100 ops or this many ms (default 250)
+#   RPMA_BENCH_SERVER_POLL  busy (default) or wait: how the servers wait for
+#                           completions (see rpma-bench.c)
+#   RPMA_BENCH_PIN=0        no CPU pinning (default: servers on CPU 1,
+#                           clients on CPU 0)
+#   RPMA_BENCH_ALL_DRIVERS=1  keep every libibverbs provider (default: the
+#                           guest's /etc/libibverbs.d keeps only rxe)
+set -u
+bin=$1 rounds=$2 secs=$3 regex=$4
+ip=${RPMA_TESTING_IP:?not in the rxe guest}
+here=$(cd "$(dirname "$0")" && pwd)
+ours=$(realpath "${RPMA_BENCH_OURS:-$here/../build/lib/librpma.so.0}")
+clib=$(realpath "${RPMA_BENCH_C:-/usr/lib/x86_64-linux-gnu/librpma.so.0}")
+declare -A lib_of=([ours]=$ours [c]=$clib) port_of=([ours]=7471 [c]=7481) pid_of=()
+declare -A dir_of=([ours]=$(dirname "$ours") [c]=$(dirname "$clib"))
+# the warm-up: 100 operations, or fewer when they take more than this
+warmup_ms=${RPMA_BENCH_WARMUP_MS:-250}
+tmp=$(mktemp -d)
+start_all=$SECONDS
+
+# the matrix: case size qd
+matrix=()
+for c in read write flush pingpong write_imm srq; do
+  for s in 8 4096 65536; do for q in 1 16; do matrix+=("$c $s $q"); done; done
+  [ "$c" = write ] && matrix+=("atomic_write 8 1" "atomic_write 8 16")
+done
+matrix+=("conn 8 1" "mr 8 1" "mr 4096 1" "mr 65536 1")
+sel=()
+for m in "${matrix[@]}"; do
+  if echo "${m%% *}" | grep -Eq -- "$regex"; then sel+=("$m"); fi
+done
+[ ${#sel[@]} -gt 0 ] || { echo "guest: no case matches '$regex'"; exit 2; }
+
+stop_servers() {
+  local l
+  for l in ours c; do
+    [ -n "${pid_of[$l]:-}" ] || continue
+    LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") timeout 60 "$bin" quit "$ip" "${port_of[$l]}" ||
+      echo "guest: quit of the $l server failed"
+    if ! timeout 30 tail --pid="${pid_of[$l]}" -f /dev/null; then
+      echo "guest: the $l server did not stop; killing it"; kill "${pid_of[$l]}"
+    fi
+    wait "${pid_of[$l]}"; echo "guest: $l server exit status $?"
+    pid_of[$l]=
+  done
+}
+trap stop_servers EXIT
+
+# libibverbs dlopens every provider named in /etc/libibverbs.d before it finds
+# rxe0: 17 files over 9p, a good part of each client's start-up. The guest's
+# /etc is a throw-away overlay, so only rxe stays (RPMA_BENCH_ALL_DRIVERS=1:
+# leave it alone).
+if [ -z "${RPMA_BENCH_ALL_DRIVERS:-}" ] && [ -f /etc/libibverbs.d/rxe.driver ]; then
+  find /etc/libibverbs.d -name '*.driver' ! -name rxe.driver -delete
+fi
+# the servers on CPU 1, the clients on CPU 0 (RPMA_BENCH_PIN=0: no pinning)
+if [ "${RPMA_BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
+  pin_server=(taskset -c 1) pin_client=(taskset -c 0)
+else
+  pin_server=() pin_client=()
+fi
+
+for l in ours c; do
+  LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") BENCH_EXPECT_LIB=${lib_of[$l]} \
+    BENCH_SERVER_POLL=${RPMA_BENCH_SERVER_POLL:-busy} "${pin_server[@]}" "$bin" server "$ip" "${port_of[$l]}" >"$tmp/server.$l" 2>&1 &
+  pid_of[$l]=$!
+done
+for l in ours c; do
+  for _ in $(seq 300); do grep -q '^listening' "$tmp/server.$l" && break; sleep 0.1; done
+  grep -q '^listening' "$tmp/server.$l" || { echo "guest: the $l server did not start:"; cat "$tmp/server.$l"; exit 1; }
+  mapped=$(grep -o '/[^ ]*librpma\.so[^ ]*' "/proc/${pid_of[$l]}/maps" | sort -u)
+  if [ "$mapped" != "${lib_of[$l]}" ]; then
+    echo "guest: the $l server maps '$mapped', not ${lib_of[$l]}"; exit 1
+  fi
+  echo "guest: $l server pid ${pid_of[$l]} on $mapped, ports ${port_of[$l]}/$((port_of[$l] + 1))"
+done
+
+fails=0
+for r in $(seq "$rounds"); do
+  if [ $((r % 2)) -eq 1 ]; then order="c ours"; else order="ours c"; fi
+  echo "guest: round $r of $rounds (${#sel[@]} cases, $order) at $((SECONDS - start_all)) s"
+  for m in "${sel[@]}"; do
+    read -r c s q <<<"$m"
+    for l in $order; do
+      t0=${EPOCHREALTIME/./}
+      LD_LIBRARY_PATH=${dir_of[$l]} BENCH_EXPECT_LIB=${lib_of[$l]} BENCH_WARMUP_MS=$warmup_ms \
+        timeout -k 5 $((secs + 120)) "${pin_client[@]}" "$bin" client "$ip" "${port_of[$l]}" "$c" "$s" "$q" -t "$secs" \
+        >"$tmp/out" 2>"$tmp/err"
+      rc=$?
+      t1=${EPOCHREALTIME/./}
+      # builtins only: every process costs in the TCG guest
+      line= stats=
+      while IFS= read -r x; do case $x in "RESULT "*) line=$x ;; esac; done <"$tmp/out"
+      while IFS= read -r x; do case $x in "STATS "*) stats=${x#STATS }; stats=${stats%% *} ;; esac; done <"$tmp/err"
+      if [ $rc -eq 0 ] && [ -n "$line" ]; then
+        printf 'RESULT lib=%s round=%s %s %s wall_s=%d.%02d\n' "$l" "$r" "${line#RESULT }" "$stats" \
+          $(((t1 - t0) / 1000000)) $(((t1 - t0) % 1000000 / 10000))
+      else
+        fails=$((fails + 1))
+        echo "FAIL lib=$l round=$r case=$c size=$s qd=$q rc=$rc"
+        sed 's/^/  | /' "$tmp/err" | tail -5
+      fi
+      for k in ours c; do
+        kill -0 "${pid_of[$k]}" 2>/dev/null || { echo "guest: the $k server died:"; cat "$tmp/server.$k"; pid_of[$k]=; exit 1; }
+      done
+    done
+  done
+done
+stop_servers
+trap - EXIT
+echo "guest: done in $((SECONDS - start_all)) s, $fails failed runs"
+rm -rf "$tmp"
+[ $fails -eq 0 ]

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""report.py -- tables from the raw output of bench/run.sh and bench/instructions.sh
+
+  report.py perf FILE    RESULT lines (lib=ours|c round=N case=.. size=.. qd=..
+                         ops_s=.. p50_us=.. p99_us=..) -> one row per case/size/qd:
+                         medians over the rounds; ours/C = median of the
+                         per-round ratios (range: min..max of them)
+  report.py instr FILE   INSTR lines of instructions.sh -> instructions per
+                         operation in librpma.so.0 itself, C against ours
+"""
+import re
+import statistics
+import sys
+
+
+def fields(line):
+    out = {}
+    for tok in line.split()[1:]:
+        k, eq, v = tok.partition("=")
+        if eq:
+            out[k] = v
+    return out
+
+
+def fmt_num(x):
+    if x >= 100:
+        return "%.0f" % x
+    if x >= 10:
+        return "%.1f" % x
+    return "%.2f" % x
+
+
+def table(head, rows):
+    widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
+    line = lambda r: "| " + " | ".join(str(c).rjust(w) for c, w in zip(r, widths)) + " |"
+    print(line(head))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows:
+        print(line(r))
+
+
+def perf(path):
+    runs = {}
+    order = []
+    fails = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("FAIL "):
+                fails.append(line.strip())
+            if not line.startswith("RESULT "):
+                continue
+            d = fields(line)
+            key = (d["case"], int(d["size"]), int(d["qd"]))
+            if key not in runs:
+                runs[key] = {}
+                order.append(key)
+            runs[key].setdefault(int(d["round"]), {})[d["lib"]] = d
+    rows = []
+    ratios_all = []
+    for key in order:
+        per_round = runs[key]
+        def med(lib, field):
+            v = [float(r[lib][field]) for r in per_round.values() if lib in r]
+            return statistics.median(v) if v else float("nan")
+        ratios = [float(r["ours"]["ops_s"]) / float(r["c"]["ops_s"])
+                  for r in per_round.values()
+                  if "ours" in r and "c" in r and float(r["c"]["ops_s"]) > 0]
+        ratio = statistics.median(ratios) if ratios else float("nan")
+        if ratios:
+            ratios_all.append(ratio)
+        case, size, qd = key
+        rows.append([case, size, qd if case not in ("conn", "mr") else "-",
+                     fmt_num(med("c", "ops_s")), fmt_num(med("ours", "ops_s")),
+                     "%.2f" % ratio,
+                     "%.2f..%.2f" % (min(ratios), max(ratios)) if ratios else "-",
+                     len(ratios),
+                     "%s / %s" % (fmt_num(med("c", "p50_us")), fmt_num(med("c", "p99_us"))),
+                     "%s / %s" % (fmt_num(med("ours", "p50_us")), fmt_num(med("ours", "p99_us")))])
+    table(["case", "size", "qd", "C ops/s", "ours ops/s", "ours/C", "ours/C range",
+           "rounds", "C p50/p99 us", "ours p50/p99 us"], rows)
+    if ratios_all:
+        gm = statistics.geometric_mean(ratios_all)
+        print("\ngeometric mean of ours/C over %d rows: %.3f; rows with ours/C < 0.90: %s"
+              % (len(ratios_all), gm,
+                 ", ".join("%s/%s/%s (%s)" % (r[0], r[1], r[2], r[5]) for r in rows
+                           if r[5] != "nan" and float(r[5]) < 0.90) or "none"))
+    if fails:
+        print("\n%d failed runs:" % len(fails))
+        for x in fails:
+            print("  " + x)
+
+
+POLL_PATH = re.compile(r"get_wc|poll_cq")
+
+
+def api_calls(d, name):
+    for item in d.get("api", "-").split(","):
+        parts = item.split(":")
+        if len(parts) == 3 and parts[0] == name:
+            return float(parts[1])
+    return 0.0
+
+
+def instr(path):
+    data = {}
+    order = []
+    fns = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("INSTR "):
+                d = fields(line)
+                key = (d["case"], int(d["size"]))
+                if key not in data:
+                    data[key] = {}
+                    order.append(key)
+                data[key][d["lib"]] = d
+            elif line.startswith("INSTRFN "):
+                head, _, fn = line.rstrip("\n").partition(" fn=")
+                d = fields(head)
+                fns.setdefault((d["case"], int(d["size"]), d["lib"]), []).append(
+                    (float(d["per_op"]), fn))
+
+    def poll_cost(key, lib, d):
+        if "poll_per_op" in d:
+            return float(d["poll_per_op"])
+        # older output: from the INSTRFN lines
+        return sum(n for n, fn in fns.get((key[0], key[1], lib), []) if POLL_PATH.search(fn))
+
+    rows = []
+    per_call = {"c": [], "ours": []}
+    for key in order:
+        v = data[key]
+        if "c" not in v or "ours" not in v:
+            continue
+        c, o = v["c"], v["ours"]
+        cs, os_ = float(c["self_per_op"]), float(o["self_per_op"])
+        ci, oi = float(c["incl_per_op"]), float(o["incl_per_op"])
+        cp, op = poll_cost(key, "c", c), poll_cost(key, "ours", o)
+        cn, on = api_calls(c, "rpma_cq_get_wc"), api_calls(o, "rpma_cq_get_wc")
+        for lib, p, n in (("c", cp, cn), ("ours", op, on)):
+            if n > 0:
+                per_call[lib].append((key, p / n, n))
+        cw, ow = cs - cp, os_ - op
+        rows.append([key[0], key[1], fmt_num(cs), fmt_num(os_),
+                     "%.2f" % (os_ / cs) if cs > 0 else "-",
+                     "%.1f / %.1f" % (cn, on),
+                     fmt_num(cw), fmt_num(ow), "%.2f" % (ow / cw) if cw > 0 else "-",
+                     fmt_num(ci), fmt_num(oi), "%.2f" % (oi / ci) if ci > 0 else "-"])
+    table(["case", "size", "C instr/op", "ours instr/op", "ours/C",
+           "get_wc calls/op C / ours", "C w/o get_wc", "ours w/o get_wc", "ours/C",
+           "C incl", "ours incl", "ours/C"], rows)
+    print("\ninstr/op: Ir executed in librpma.so.0 itself per operation, "
+          "(N2 run - N1 run) / (N2 - N1); includes every busy-poll call, so it "
+          "varies from run to run where polls/op > 1")
+    print("get_wc calls/op: rpma_cq_get_wc calls per operation (busy polling: "
+          "the empty ones depend on timing)")
+    print("w/o get_wc: instr/op minus librpma's own rpma_cq_get_wc path "
+          "(functions matching get_wc|poll_cq)")
+    print("incl: inclusive Ir of the rpma_* calls (librpma + libibverbs/provider + libc; "
+          "no kernel)")
+    for lib in ("c", "ours"):
+        if per_call[lib]:
+            print("instr per rpma_cq_get_wc call, %s: %s" % (lib, ", ".join(
+                "%s/%s %.1f" % (k[0], k[1], x) for k, x, n in per_call[lib])))
+    for lib, name in (("ours", "ours"), ("c", "C")):
+        print("\nlibrpma functions costing >= 1 instr/op (%s):" % name)
+        for key in order:
+            lst = fns.get((key[0], key[1], lib), [])
+            if lst:
+                print("  %s/%s: %s" % (key[0], key[1], ", ".join(
+                    "%s %.0f" % (fn, n) for n, fn in lst[:8])))
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "perf":
+        perf(argv[2])
+    elif len(argv) == 3 and argv[1] == "instr":
+        instr(argv[2])
+    else:
+        sys.stderr.write(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

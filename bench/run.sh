@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# bench/run.sh [--rounds R] [--secs S] [--cases REGEX] [--out FILE]
+#
+# Throughput and latency of our librpma against Debian's C librpma, side by
+# side on SoftRoCE. Builds bench/rpma-bench.c (into $BENCH_BUILD_DIR, default
+# build/bench), boots the rxe guest once (softroce/rxe-run) to run
+# bench/guest.sh, which serves each library from its own server and runs
+# every case/size/qd R times per library (-t S seconds each; C first on odd
+# rounds). The RESULT lines (lib=ours|c, round=N) are saved to FILE (default
+# $BENCH_BUILD_DIR/results.txt) and summarised by bench/report.py perf:
+#   case | size | qd | C ops/s | ours ops/s | ours/C | C p50/p99 us | ours p50/p99 us
+# (medians over the rounds; ours/C is the median of the per-round ratios).
+# REGEX (grep -E) selects case names: read write atomic_write flush pingpong
+# write_imm srq conn mr. Defaults: 5 rounds of 1 s (42 case/size/qd rows x 2
+# libraries x 5 rounds = 420 client runs of ~1.9 s: about 14 minutes in the
+# TCG guest). Knobs of the guest side (RPMA_BENCH_*): see bench/guest.sh.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+build=${BENCH_BUILD_DIR:-$root/build/bench}
+rounds=5 secs=1 cases=. out=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --rounds) rounds=$2; shift 2 ;;
+    --secs) secs=$2; shift 2 ;;
+    --cases) cases=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '3,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: bad --rounds/--secs" >&2; exit 2; }
+mkdir -p "$build"
+out=${out:-$build/results.txt}
+bin=$build/rpma-bench
+
+gcc -O2 -g -Wall -Wextra -Werror -I"$root/include" "$here/rpma-bench.c" \
+  -L"$root/build/lib" -l:librpma.so.0 -o "$bin"
+readelf -d "$bin" | grep -q 'NEEDED.*\[librpma\.so\.0\]' || { echo "run.sh: $bin does not need librpma.so.0" >&2; exit 1; }
+
+start=$SECONDS
+log=$build/run.log
+cd "$root"
+set +e
+RXE_TIMEOUT=${RXE_TIMEOUT:-3600} softroce/rxe-run \
+  "$(printf '%q ' bash "$here/guest.sh" "$bin" "$rounds" "$secs" "$cases")" | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+elapsed=$((SECONDS - start))
+grep -E '^(RESULT|FAIL) ' "$log" >"$out" || true
+echo
+echo "raw results: $out ($(grep -c '^RESULT' "$out") runs, $(grep -c '^FAIL' "$out") failed); the guest ran $elapsed s (exit status $rc)"
+echo
+python3 "$here/report.py" perf "$out"
+exit "$rc"
