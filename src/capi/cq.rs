@@ -45,7 +45,7 @@ pub unsafe extern "C" fn rpma_cq_get_wc(
     wc: *mut ibv_wc,
     num_entries_got: *mut c_int,
 ) -> c_int {
-    boundary(|| {
+    boundary(move || {
         // SAFETY: caller contract above.
         let cq = unsafe { arg(cq) }?;
         let wc = NonNull::new(wc.cast::<MaybeUninit<ibv_wc>>()).ok_or(Error::Inval)?;

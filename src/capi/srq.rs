@@ -52,7 +52,7 @@ pub unsafe extern "C" fn rpma_srq_recv(
     len: usize,
     op_context: *const c_void,
 ) -> c_int {
-    boundary(|| {
+    boundary(move || {
         // SAFETY: caller contract above.
         let (srq, dst) = unsafe { (arg(srq)?, dst.as_ref()) };
         srq.recv(dst, offset, len, op_context)
