@@ -34,7 +34,10 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 # run_point N VALGRIND: one run; prints the outcome word and sets $why
 run_point() {
   local n=$1 vg=$2 port=$((20000 + ($$ + n) % 20000)) wrap=() rc spid ipid
+  local limit=$limit
   if [ "$vg" = 1 ]; then
+    # valgrind's start alone takes tens of seconds in the TCG guest
+    limit=$((limit * 3))
     wrap=(valgrind -q --error-exitcode=99 --leak-check=full
           --show-leak-kinds=definite,indirect --errors-for-leak-kinds=none
           ${FAULT_SUPP:+--suppressions=$FAULT_SUPP})
