@@ -78,11 +78,7 @@ pub struct Counting;
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded with the caller's contract.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            LIVE_BLOCKS.fetch_add(1, Relaxed);
-        }
-        p
+        counted(unsafe { System.alloc(layout) })
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -93,11 +89,7 @@ unsafe impl GlobalAlloc for Counting {
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded with the caller's contract.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            LIVE_BLOCKS.fetch_add(1, Relaxed);
-        }
-        p
+        counted(unsafe { System.alloc_zeroed(layout) })
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -105,6 +97,14 @@ unsafe impl GlobalAlloc for Counting {
         // realloc is still one block.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
+}
+
+/// Counts a new block, if the allocation succeeded.
+fn counted(p: *mut u8) -> *mut u8 {
+    if !p.is_null() {
+        LIVE_BLOCKS.fetch_add(1, Relaxed);
+    }
+    p
 }
 
 #[global_allocator]

@@ -42,19 +42,18 @@ run_point() {
           --show-leak-kinds=definite,indirect --errors-for-leak-kinds=none
           ${FAULT_SUPP:+--suppressions=$FAULT_SUPP})
   fi
-  rm -f "$work"/*.out
-  # the plain side (no injection, no valgrind)
+  rm -f "$work"/*.out "$work"/*.err
+  # launch WHO: the injected side runs the fault build (under valgrind when
+  # asked), the other side the plain library
   launch() {
-    local who=$1
+    local who=$1 load=(LD_LIBRARY_PATH="$(dirname "$PLAIN_LIB")") pre=()
     if [ "$who" = "$side" ]; then
-      timeout -k 5 "$limit" env LD_LIBRARY_PATH="$(dirname "$FAULT_LIB")" RPMA_FAULT_INJECTION="$n" \
-        "${wrap[@]}" "$BIN_DIR/example_${pair}_$who" "$ip" "$port" "${args[@]}" \
-        >"$work/$who.out" 2>"$work/$who.err" </dev/null &
-    else
-      timeout -k 5 "$limit" env LD_LIBRARY_PATH="$(dirname "$PLAIN_LIB")" \
-        "$BIN_DIR/example_${pair}_$who" "$ip" "$port" "${args[@]}" \
-        >"$work/$who.out" 2>"$work/$who.err" </dev/null &
+      load=(LD_LIBRARY_PATH="$(dirname "$FAULT_LIB")" RPMA_FAULT_INJECTION="$n")
+      pre=("${wrap[@]}")
     fi
+    timeout -k 5 "$limit" env "${load[@]}" "${pre[@]}" \
+      "$BIN_DIR/example_${pair}_$who" "$ip" "$port" "${args[@]}" \
+      >"$work/$who.out" 2>"$work/$who.err" </dev/null &
     eval "pid_$who=$!"
   }
   launch server
@@ -110,7 +109,6 @@ run_point() {
   else
     echo "error"
   fi
-  cp "$err" "$work/last.err"
 }
 
 points=${FAULT_POINTS:-}
@@ -133,10 +131,10 @@ for n in $points; do
   if [ "${outcome%%:*}" = FAIL ]; then
     failed=$((failed + 1))
     echo "point $n: $outcome$([ $vg = 1 ] && echo ' (valgrind)'), $took:"
-    sed 's/^/  | /' "$work/last.err" | tail -40
+    sed 's/^/  | /' "$work/$side.err" | tail -40
   else
     passed=$((passed + 1))
-    echo "point $n: $outcome$([ $vg = 1 ] && echo ' (valgrind)'), $took: $(grep -a 'fault injection: call' "$work/last.err" | head -1 | sed 's/.*(\(.*\)) fails/\1/')"
+    echo "point $n: $outcome$([ $vg = 1 ] && echo ' (valgrind)'), $took: $(grep -a 'fault injection: call' "$work/$side.err" | head -1 | sed 's/.*(\(.*\)) fails/\1/')"
   fi
 done
 result=ok
