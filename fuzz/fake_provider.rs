@@ -146,6 +146,12 @@ pub fn context() -> *mut ibv_context {
         ctx.device = device;
         ctx.ops.req_notify_cq = Some(req_notify_cq);
         ctx.ops.post_send = Some(post_send);
+        // libibverbs never leaves an op NULL (the library calls the
+        // data-path ops unchecked, as verbs.h does): the rest get its
+        // dummies' answer
+        ctx.ops.post_recv = Some(post_recv);
+        ctx.ops.post_srq_recv = Some(post_srq_recv);
+        ctx.ops.poll_cq = Some(poll_cq);
         // abi_compat stays NULL: not an extended context, so the inline
         // ibv_query_device_ex falls back to ibv_query_device below.
         ctx as *mut ibv_context as usize
@@ -178,7 +184,11 @@ pub fn clear_events() {
 /// Asserts that everything handed out was released and every event acked.
 pub fn assert_all_released() {
     with(|s| {
-        assert!(s.unacked.is_empty(), "{} event(s) never acked", s.unacked.len());
+        assert!(
+            s.unacked.is_empty(),
+            "{} event(s) never acked",
+            s.unacked.len()
+        );
         assert_eq!(s.live, 0, "provider objects never released");
         assert!(s.channel_ids.is_empty(), "event channels never destroyed");
     });
@@ -207,6 +217,31 @@ fn set_channel_id(ch: *mut rdma_event_channel, id: *mut rdma_cm_id) {
 
 unsafe extern "C" fn req_notify_cq(_cq: *mut ibv_cq, _solicited_only: c_int) -> c_int {
     0
+}
+
+unsafe extern "C" fn post_recv(
+    _qp: *mut ibv_qp,
+    _wr: *mut ibv_recv_wr,
+    _bad_wr: *mut *mut ibv_recv_wr,
+) -> c_int {
+    libc_eopnotsupp()
+}
+
+unsafe extern "C" fn post_srq_recv(
+    _srq: *mut ibv_srq,
+    _wr: *mut ibv_recv_wr,
+    _bad_wr: *mut *mut ibv_recv_wr,
+) -> c_int {
+    libc_eopnotsupp()
+}
+
+unsafe extern "C" fn poll_cq(_cq: *mut ibv_cq, _n: c_int, _wc: *mut ibv_wc) -> c_int {
+    -libc_eopnotsupp()
+}
+
+/// EOPNOTSUPP on Linux, what libibverbs's dummy ops answer.
+fn libc_eopnotsupp() -> c_int {
+    95
 }
 
 /// ibv_post_send (inline, through the context's ops): records each work
@@ -301,7 +336,9 @@ pub unsafe extern "C" fn ibv_dereg_mr(mr: *mut ibv_mr) -> c_int {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn ibv_create_comp_channel(context: *mut ibv_context) -> *mut ibv_comp_channel {
+pub unsafe extern "C" fn ibv_create_comp_channel(
+    context: *mut ibv_context,
+) -> *mut ibv_comp_channel {
     new_obj(|ch: &mut ibv_comp_channel| {
         ch.context = context;
         ch.fd = -1;
@@ -364,7 +401,10 @@ pub unsafe extern "C" fn rdma_create_event_channel() -> *mut rdma_event_channel 
 #[no_mangle]
 pub unsafe extern "C" fn rdma_destroy_event_channel(channel: *mut rdma_event_channel) {
     with(|s| {
-        if s.channel_ids.iter().any(|(c, id)| *c == channel && !id.is_null()) {
+        if s.channel_ids
+            .iter()
+            .any(|(c, id)| *c == channel && !id.is_null())
+        {
             misuse("rdma_destroy_event_channel: an id still uses the channel");
         }
         s.channel_ids.retain(|(c, _)| *c != channel);

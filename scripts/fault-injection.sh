@@ -28,6 +28,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+case $out in /*) ;; *) out=$root/$out ;; esac
 make -s lib fault-lib
 bin=build/tests-c-fault
 cmake -S tests-c -B "$bin" -DRPMA_LIB_DIR="$root/build/lib" -DRPMA_LIVE_FILTER='^$' >/dev/null
@@ -54,13 +55,18 @@ sorted=$(mktemp)
   grep -E '^(ping-pong|srq-ping-pong|multiple-connections) ' "$jobs" || true; } >"$sorted"
 mv "$sorted" "$jobs"
 cmake --build "$bin" -j2 --target "${targets[@]}" >/dev/null
-rm -rf "$out"; mkdir -p "$out"
+rm -rf "$out"; mkdir -p "$out"/fault "$out"/plain "$out"/bin
+# the sweep runs on copies, so rebuilding meanwhile cannot change (or
+# truncate under) a running point
+cp build/fault/librpma.so.0 "$out"/fault/
+cp build/lib/librpma.so.0 "$out"/plain/
+for t in "${targets[@]}"; do cp "$bin/$t" "$out"/bin/; done
 echo "fault-injection: $(wc -l <"$jobs") sweeps; logs in $out"
 
 start=$SECONDS
 RXE_TIMEOUT=${RXE_TIMEOUT:-36000} softroce/rxe-run \
-  env FAULT_LIB="$root/build/fault/librpma.so.0" PLAIN_LIB="$root/build/lib/librpma.so.0" \
-  BIN_DIR="$root/$bin" FAULT_VALGRIND_EVERY="$every" FAULT_MAX_POINTS="$max" \
+  env FAULT_LIB="$out/fault/librpma.so.0" PLAIN_LIB="$out/plain/librpma.so.0" \
+  BIN_DIR="$out/bin" FAULT_VALGRIND_EVERY="$every" FAULT_MAX_POINTS="$max" \
   FAULT_SUPP="$root/tests-c/valgrind/rdma-core.supp" \
   tests-c/scripts/fault-sweep-lanes.sh "$jobs" >"$out/console.log" 2>&1 || true
 awk -v out="$out" '

@@ -244,25 +244,24 @@ impl ConnReq {
     /// Connects (active) or accepts (passive), sending `pdata` as private
     /// data. The request is consumed whatever happens; until its parts move
     /// into the connection, a failure releases (and rejects) it on drop.
+    ///
+    /// Everything that can fail (the connection object, its event channel,
+    /// the flush region) is built before the accept: once accepted, a
+    /// failure would have to tear down a connection the peer already
+    /// counts as made, and the kernel's CM may then wait a minute for the
+    /// peer's answer to the disconnect. The C library accepts first; the
+    /// two orders differ only when something fails, and then ours rejects.
     pub fn connect(mut self, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
         let mut param = conn_param(pdata);
         // SAFETY: the peer outlives the request (contract of new/listen).
         let peer = unsafe { self.peer.as_ref() };
-        if self.passive {
-            self.id().accept(&mut param)?;
-        }
-        // Out of memory after an accept disconnects, as in the C library
-        // (the reject that dropping the request then sends has no effect).
-        let mut conn = Conn::alloc().inspect_err(|_| {
-            if self.passive {
-                let _ = self.id().disconnect();
-            }
-        })?;
+        let mut conn = Conn::alloc()?;
         let id = self.id.take().expect("present until released");
         let queues = self.queues.take().expect("present until released");
         conn.attach(peer, id, queues, self.private_data.take(), self.passive)?;
-        if !self.passive {
-            conn.connect(&mut param)?;
+        match self.passive {
+            true => conn.accept(&mut param)?,
+            false => conn.connect(&mut param)?,
         }
         Ok(conn)
     }

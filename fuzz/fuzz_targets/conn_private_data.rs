@@ -159,7 +159,13 @@ fn connect(
     if flags & 1 == 0 {
         // SAFETY: a live peer, NUL-terminated strings, req writable.
         let ret = unsafe {
-            rpma_conn_req_new(peer, c"192.0.2.1".as_ptr(), c"7204".as_ptr(), ptr::null(), &mut req)
+            rpma_conn_req_new(
+                peer,
+                c"192.0.2.1".as_ptr(),
+                c"7204".as_ptr(),
+                ptr::null(),
+                &mut req,
+            )
         };
         assert_eq!(ret, 0);
         let ours = first_bytes.filter(|_| flags & 2 != 0);
@@ -169,23 +175,35 @@ fn connect(
         });
         let pdata_ptr = pdata.as_ref().map_or(ptr::null(), |p| p as *const _);
         // SAFETY: a live request, consumed; pdata NULL or valid; conn writable.
-        assert_eq!(unsafe { rpma_conn_req_connect(&mut req, pdata_ptr, &mut conn) }, 0);
+        assert_eq!(
+            unsafe { rpma_conn_req_connect(&mut req, pdata_ptr, &mut conn) },
+            0
+        );
         // rdma_connect got exactly our bytes.
         assert_eq!(fake_provider::take_sent(), [ours.unwrap_or_default()]);
         return (conn, ptr::null_mut(), None);
     }
     let mut ep = ptr::null_mut();
     // SAFETY: a live peer, NUL-terminated strings, ep writable.
-    assert_eq!(unsafe { rpma_ep_listen(peer, c"192.0.2.1".as_ptr(), c"7204".as_ptr(), &mut ep) }, 0);
+    assert_eq!(
+        unsafe { rpma_ep_listen(peer, c"192.0.2.1".as_ptr(), c"7204".as_ptr(), &mut ep) },
+        0
+    );
     let req_data = first_bytes.filter(|_| flags & 4 != 0);
     fake_provider::push_event(Event {
         kind: RDMA_CM_EVENT_CONNECT_REQUEST,
         private_data: PrivateData::Bytes(req_data.clone().unwrap_or_default()),
     });
     // SAFETY: a live endpoint; req writable.
-    assert_eq!(unsafe { rpma_ep_next_conn_req(ep, ptr::null(), &mut req) }, 0);
+    assert_eq!(
+        unsafe { rpma_ep_next_conn_req(ep, ptr::null(), &mut req) },
+        0
+    );
     // SAFETY: a live request, consumed; conn writable.
-    assert_eq!(unsafe { rpma_conn_req_connect(&mut req, ptr::null(), &mut conn) }, 0);
+    assert_eq!(
+        unsafe { rpma_conn_req_connect(&mut req, ptr::null(), &mut conn) },
+        0
+    );
     fake_provider::take_sent();
     (conn, ep, req_data)
 }
@@ -199,7 +217,10 @@ fuzz_target!(|data: &[u8]| {
 
     let mut peer = ptr::null_mut();
     // SAFETY: the stand-in's context; peer is writable.
-    assert_eq!(unsafe { rpma_peer_new(fake_provider::context(), &mut peer) }, 0);
+    assert_eq!(
+        unsafe { rpma_peer_new(fake_provider::context(), &mut peer) },
+        0
+    );
     let (mut conn, mut ep, mut stored) = connect(peer, flags, events.first());
     assert!(!conn.is_null());
     assert_eq!(bytes_of(&view(conn)), stored);
@@ -235,7 +256,10 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut got = ConnEventArg(-7);
     // SAFETY: as above.
-    assert_eq!(unsafe { rpma_conn_next_event(conn, &mut got) }, common::RPMA_E_NO_EVENT);
+    assert_eq!(
+        unsafe { rpma_conn_next_event(conn, &mut got) },
+        common::RPMA_E_NO_EVENT
+    );
 
     // SAFETY: live objects; each delete clears its handle.
     unsafe {

@@ -55,8 +55,10 @@ extern "C" {
         cfg: *const rpma::conn_cfg::ConnCfg,
         req_ptr: *mut *mut ConnReq,
     ) -> c_int;
-    fn rpma_conn_req_get_private_data(req: *const ConnReq, pdata: *mut rpma_conn_private_data)
-        -> c_int;
+    fn rpma_conn_req_get_private_data(
+        req: *const ConnReq,
+        pdata: *mut rpma_conn_private_data,
+    ) -> c_int;
     fn rpma_conn_req_connect(
         req_ptr: *mut *mut ConnReq,
         pdata: *const rpma_conn_private_data,
@@ -111,10 +113,16 @@ fuzz_target!(|data: &[u8]| {
 
     let mut peer = ptr::null_mut();
     // SAFETY: the stand-in's context; peer is writable.
-    assert_eq!(unsafe { rpma_peer_new(fake_provider::context(), &mut peer) }, 0);
+    assert_eq!(
+        unsafe { rpma_peer_new(fake_provider::context(), &mut peer) },
+        0
+    );
     let mut ep = ptr::null_mut();
     // SAFETY: a live peer, NUL-terminated strings, ep writable.
-    assert_eq!(unsafe { rpma_ep_listen(peer, c"192.0.2.1".as_ptr(), c"7204".as_ptr(), &mut ep) }, 0);
+    assert_eq!(
+        unsafe { rpma_ep_listen(peer, c"192.0.2.1".as_ptr(), c"7204".as_ptr(), &mut ep) },
+        0
+    );
 
     fake_provider::push_event(Event { kind, private_data });
     let mut req = ptr::null_mut();
@@ -132,7 +140,10 @@ fuzz_target!(|data: &[u8]| {
         if accept {
             let mut conn = ptr::null_mut();
             // SAFETY: a live request, consumed; conn is writable.
-            assert_eq!(unsafe { rpma_conn_req_connect(&mut req, ptr::null(), &mut conn) }, 0);
+            assert_eq!(
+                unsafe { rpma_conn_req_connect(&mut req, ptr::null(), &mut conn) },
+                0
+            );
             assert!(req.is_null() && !conn.is_null());
             // The accept carried no private data of ours.
             assert_eq!(fake_provider::take_sent(), [Vec::<u8>::new()]);

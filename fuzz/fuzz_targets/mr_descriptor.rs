@@ -78,7 +78,10 @@ fuzz_target!(|data: &[u8]| {
 
     let mut flush_type: c_int = -1;
     // SAFETY: as above.
-    assert_eq!(unsafe { rpma_mr_remote_get_flush_type(mr, &mut flush_type) }, 0);
+    assert_eq!(
+        unsafe { rpma_mr_remote_get_flush_type(mr, &mut flush_type) },
+        0
+    );
     assert_eq!(flush_type, c_int::from(data[20]) & FLUSH_TYPES);
 
     // SAFETY: mr is a live region; delete clears the handle.

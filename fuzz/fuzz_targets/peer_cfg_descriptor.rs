@@ -53,7 +53,10 @@ fn direct_write(cfg: *mut PeerCfg) -> bool {
     // Not a valid bool: the library must store one.
     let mut supported = false;
     // SAFETY: a live configuration; supported is writable.
-    assert_eq!(unsafe { rpma_peer_cfg_get_direct_write_to_pmem(cfg, &mut supported) }, 0);
+    assert_eq!(
+        unsafe { rpma_peer_cfg_get_direct_write_to_pmem(cfg, &mut supported) },
+        0
+    );
     supported
 }
 
@@ -84,11 +87,17 @@ fuzz_target!(|data: &[u8]| {
     // written into a buffer of exactly that size.
     let mut size = 0usize;
     // SAFETY: a live configuration; size is writable.
-    assert_eq!(unsafe { rpma_peer_cfg_get_descriptor_size(cfg, &mut size) }, 0);
+    assert_eq!(
+        unsafe { rpma_peer_cfg_get_descriptor_size(cfg, &mut size) },
+        0
+    );
     assert_eq!(size, 1);
     let mut desc = vec![0xA5u8; size];
     // SAFETY: desc is writable for the descriptor's size.
-    assert_eq!(unsafe { rpma_peer_cfg_get_descriptor(cfg, desc.as_mut_ptr().cast()) }, 0);
+    assert_eq!(
+        unsafe { rpma_peer_cfg_get_descriptor(cfg, desc.as_mut_ptr().cast()) },
+        0
+    );
     assert_eq!(desc, [u8::from(expected)]);
 
     // Round trip.

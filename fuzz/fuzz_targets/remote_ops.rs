@@ -160,7 +160,8 @@ fuzz_target!(|data: &[u8]| {
     // The remote region; a descriptor without usage is mr_descriptor's case.
     let mut remote = ptr::null_mut();
     // SAFETY: desc is readable for its length; remote is writable.
-    if unsafe { rpma_mr_remote_from_descriptor(desc.as_ptr().cast(), desc.len(), &mut remote) } != 0 {
+    if unsafe { rpma_mr_remote_from_descriptor(desc.as_ptr().cast(), desc.len(), &mut remote) } != 0
+    {
         return;
     }
     // SAFETY: a live remote region.
@@ -178,15 +179,27 @@ fuzz_target!(|data: &[u8]| {
     unsafe {
         assert_eq!(rpma_peer_new(fake_provider::context(), &mut peer), 0);
         assert_eq!(
-            rpma_conn_req_new(peer, c"192.0.2.1".as_ptr(), c"7204".as_ptr(), ptr::null(), &mut req),
+            rpma_conn_req_new(
+                peer,
+                c"192.0.2.1".as_ptr(),
+                c"7204".as_ptr(),
+                ptr::null(),
+                &mut req
+            ),
             0
         );
         assert_eq!(rpma_conn_req_connect(&mut req, ptr::null(), &mut conn), 0);
-        assert_eq!(rpma_peer_cfg_from_descriptor(input[21..22].as_ptr().cast(), 1, &mut cfg), 0);
+        assert_eq!(
+            rpma_peer_cfg_from_descriptor(input[21..22].as_ptr().cast(), 1, &mut cfg),
+            0
+        );
         assert_eq!(rpma_conn_apply_remote_peer_cfg(conn, cfg), 0);
         assert_eq!(rpma_peer_cfg_delete(&mut cfg), 0);
         let usage = USAGE_READ_DST | USAGE_WRITE_SRC;
-        assert_eq!(rpma_mr_reg(peer, buf.as_mut_ptr().cast(), LOCAL_LEN, usage, &mut local), 0);
+        assert_eq!(
+            rpma_mr_reg(peer, buf.as_mut_ptr().cast(), LOCAL_LEN, usage, &mut local),
+            0
+        );
     }
     fake_provider::take_posted();
     let direct_write = input[21] != 0;
@@ -194,7 +207,11 @@ fuzz_target!(|data: &[u8]| {
 
     // What the call must return and post (without the SGE, checked below).
     let addr = r.raddr.wrapping_add(offset as u64);
-    let signaled = if flags & SIGNALED != 0 { IBV_SEND_SIGNALED } else { 0 };
+    let signaled = if flags & SIGNALED != 0 {
+        IBV_SEND_SIGNALED
+    } else {
+        0
+    };
     let wr = |opcode, extra| Posted {
         wr_id: OP_CONTEXT as u64,
         opcode,
@@ -232,7 +249,14 @@ fuzz_target!(|data: &[u8]| {
                 }),
             ),
             3 => (
-                rpma_atomic_write(conn, remote, offset, word.as_ptr().cast(), flags, op_context),
+                rpma_atomic_write(
+                    conn,
+                    remote,
+                    offset,
+                    word.as_ptr().cast(),
+                    flags,
+                    op_context,
+                ),
                 if offset % 8 != 0 {
                     Err(common::RPMA_E_INVAL)
                 } else {
@@ -250,7 +274,15 @@ fuzz_target!(|data: &[u8]| {
                     _ => true,
                 };
                 (
-                    rpma_flush(conn, remote, offset, len, FlushTypeArg(flush_type), flags, op_context),
+                    rpma_flush(
+                        conn,
+                        remote,
+                        offset,
+                        len,
+                        FlushTypeArg(flush_type),
+                        flags,
+                        op_context,
+                    ),
                     if flags == 0 {
                         Err(common::RPMA_E_INVAL)
                     } else if !allowed {
@@ -267,7 +299,11 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     };
-    let expected = if flags == 0 { Err(common::RPMA_E_INVAL) } else { expected };
+    let expected = if flags == 0 {
+        Err(common::RPMA_E_INVAL)
+    } else {
+        expected
+    };
     let posted = fake_provider::take_posted();
     match expected {
         Err(code) => {

@@ -32,6 +32,8 @@ pub struct Conn {
     /// be handed out until the connection is deleted.
     private_data: OnceLock<Box<[u8]>>,
     direct_write_to_pmem: AtomicBool,
+    /// An incoming request not accepted yet: releasing it rejects it.
+    unanswered: bool,
 }
 
 // SAFETY: the cm id, event channel, CQs, QP and MR are librdmacm/libibverbs
@@ -52,27 +54,26 @@ impl Conn {
             flush: None,
             private_data: OnceLock::new(),
             direct_write_to_pmem: AtomicBool::new(false),
+            unanswered: false,
         })
     }
 
     /// Takes over a request's parts and gives the id a private event
-    /// channel and the flush read target. `accepted`: the passive side
-    /// already accepted, so a failure here disconnects.
+    /// channel and the flush read target. `incoming`: the request came
+    /// through an endpoint and is not accepted yet, so releasing the
+    /// connection before `accept` rejects it.
     pub(crate) fn attach(
         &mut self,
         peer: &Peer,
         id: CmId,
         queues: Queues,
         private_data: Option<Box<[u8]>>,
-        accepted: bool,
+        incoming: bool,
     ) -> Result<()> {
         self.id = Some(id);
         self.queues = Some(queues);
-        let r = self.finish(peer, private_data);
-        if r.is_err() && accepted {
-            let _ = self.id().disconnect();
-        }
-        r
+        self.unanswered = incoming;
+        self.finish(peer, private_data)
     }
 
     fn finish(&mut self, peer: &Peer, private_data: Option<Box<[u8]>>) -> Result<()> {
@@ -100,6 +101,12 @@ impl Conn {
 
     pub(crate) fn connect(&self, param: &mut sys::rdma_conn_param) -> Result<()> {
         self.id().connect(param)
+    }
+
+    pub(crate) fn accept(&mut self, param: &mut sys::rdma_conn_param) -> Result<()> {
+        self.id().accept(param)?;
+        self.unanswered = false;
+        Ok(())
     }
 
     /// The fd of the connection's event channel.
@@ -222,7 +229,7 @@ impl Conn {
         let Some(id) = self.id.take() else {
             return errors.result();
         };
-        release_parts(id, self.queues.take(), false, &mut errors);
+        release_parts(id, self.queues.take(), self.unanswered, &mut errors);
         // The channel goes last: the id used it until it was destroyed.
         self.evch = None;
         errors.result()

@@ -1,0 +1,64 @@
+//! The data-path inline verbs of `<infiniband/verbs.h>`, written out in
+//! Rust so the library calls the provider's op directly, as a C caller of
+//! the inline functions does. Reaching them through bindgen's generated C
+//! wrappers (`*__extern`) costs a call and a jump per operation, which is
+//! most of what separated our instructions per operation from the C
+//! library's. The fault-injection build keeps the wrappers: its own
+//! definitions of these names (in `inject`) shadow these.
+//!
+//! Each op pointer is read from the object's context as verbs.h does.
+//! libibverbs never leaves one NULL: it fills the context's ops with its
+//! own EOPNOTSUPP dummies before the provider's (`verbs_set_ops`), and the
+//! C inline functions call the pointer unchecked on that ground too.
+
+use std::ffi::c_int;
+
+use super::raw::{ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wc};
+
+/// # Safety
+/// `qp` is a live QP of an initialized context; the lists are as for the
+/// provider's `post_send`.
+#[inline(always)]
+pub unsafe fn ibv_post_send(
+    qp: *mut ibv_qp,
+    wr: *mut ibv_send_wr,
+    bad_wr: *mut *mut ibv_send_wr,
+) -> c_int {
+    // SAFETY: caller contract; the op is never NULL (see the module doc).
+    unsafe { ((*(*qp).context).ops.post_send.unwrap_unchecked())(qp, wr, bad_wr) }
+}
+
+/// # Safety
+/// `qp` is a live QP of an initialized context; the lists are as for the
+/// provider's `post_recv`.
+#[inline(always)]
+pub unsafe fn ibv_post_recv(
+    qp: *mut ibv_qp,
+    wr: *mut ibv_recv_wr,
+    bad_wr: *mut *mut ibv_recv_wr,
+) -> c_int {
+    // SAFETY: caller contract; the op is never NULL (see the module doc).
+    unsafe { ((*(*qp).context).ops.post_recv.unwrap_unchecked())(qp, wr, bad_wr) }
+}
+
+/// # Safety
+/// `srq` is a live SRQ of an initialized context; the lists are as for the
+/// provider's `post_srq_recv`.
+#[inline(always)]
+pub unsafe fn ibv_post_srq_recv(
+    srq: *mut ibv_srq,
+    wr: *mut ibv_recv_wr,
+    bad_wr: *mut *mut ibv_recv_wr,
+) -> c_int {
+    // SAFETY: caller contract; the op is never NULL (see the module doc).
+    unsafe { ((*(*srq).context).ops.post_srq_recv.unwrap_unchecked())(srq, wr, bad_wr) }
+}
+
+/// # Safety
+/// `cq` is a live CQ of an initialized context and `wc` has room for
+/// `num_entries` completions.
+#[inline(always)]
+pub unsafe fn ibv_poll_cq(cq: *mut ibv_cq, num_entries: c_int, wc: *mut ibv_wc) -> c_int {
+    // SAFETY: caller contract; the op is never NULL (see the module doc).
+    unsafe { ((*(*cq).context).ops.poll_cq.unwrap_unchecked())(cq, num_entries, wc) }
+}
