@@ -36,50 +36,16 @@ mod common;
 #[path = "../fake_provider.rs"]
 mod fake_provider;
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_int, c_void};
 use std::ptr;
 
 use fake_provider::{Event, PrivateData};
 use libfuzzer_sys::fuzz_target;
 use rpma::capi::types::{rpma_conn_private_data, ConnEventArg};
+use rpma::capi::{conn::*, conn_req::*, ep::*, peer::*};
 use rpma::conn::Conn;
-use rpma::conn_req::ConnReq;
 use rpma::peer::Peer;
 use rpma::sys::*;
-
-// Handles are opaque pointers to the library's own Rust types.
-#[allow(improper_ctypes)]
-extern "C" {
-    fn rpma_peer_new(ibv_ctx: *mut ibv_context, peer_ptr: *mut *mut Peer) -> c_int;
-    fn rpma_peer_delete(peer_ptr: *mut *mut Peer) -> c_int;
-    fn rpma_ep_listen(
-        peer: *mut Peer,
-        addr: *const c_char,
-        port: *const c_char,
-        ep_ptr: *mut *mut rpma::ep::Ep,
-    ) -> c_int;
-    fn rpma_ep_shutdown(ep_ptr: *mut *mut rpma::ep::Ep) -> c_int;
-    fn rpma_ep_next_conn_req(
-        ep: *mut rpma::ep::Ep,
-        cfg: *const rpma::conn_cfg::ConnCfg,
-        req_ptr: *mut *mut ConnReq,
-    ) -> c_int;
-    fn rpma_conn_req_new(
-        peer: *mut Peer,
-        addr: *const c_char,
-        port: *const c_char,
-        cfg: *const rpma::conn_cfg::ConnCfg,
-        req_ptr: *mut *mut ConnReq,
-    ) -> c_int;
-    fn rpma_conn_req_connect(
-        req_ptr: *mut *mut ConnReq,
-        pdata: *const rpma_conn_private_data,
-        conn_ptr: *mut *mut Conn,
-    ) -> c_int;
-    fn rpma_conn_next_event(conn: *mut Conn, event: *mut ConnEventArg) -> c_int;
-    fn rpma_conn_get_private_data(conn: *const Conn, pdata: *mut rpma_conn_private_data) -> c_int;
-    fn rpma_conn_delete(conn_ptr: *mut *mut Conn) -> c_int;
-}
 
 const RPMA_CONN_ESTABLISHED: c_int = 0;
 const RPMA_CONN_CLOSED: c_int = 1;

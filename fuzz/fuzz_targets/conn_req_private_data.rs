@@ -28,46 +28,13 @@ mod common;
 #[path = "../fake_provider.rs"]
 mod fake_provider;
 
-use std::ffi::c_int;
 use std::ptr;
 
 use fake_provider::{Event, PrivateData};
 use libfuzzer_sys::fuzz_target;
 use rpma::capi::types::rpma_conn_private_data;
-use rpma::conn::Conn;
-use rpma::conn_req::ConnReq;
-use rpma::sys::{ibv_context, RDMA_CM_EVENT_CONNECT_REQUEST};
-
-// Handles are opaque pointers to the library's own Rust types.
-#[allow(improper_ctypes)]
-extern "C" {
-    fn rpma_peer_new(ibv_ctx: *mut ibv_context, peer_ptr: *mut *mut rpma::peer::Peer) -> c_int;
-    fn rpma_peer_delete(peer_ptr: *mut *mut rpma::peer::Peer) -> c_int;
-    fn rpma_ep_listen(
-        peer: *mut rpma::peer::Peer,
-        addr: *const std::ffi::c_char,
-        port: *const std::ffi::c_char,
-        ep_ptr: *mut *mut rpma::ep::Ep,
-    ) -> c_int;
-    fn rpma_ep_shutdown(ep_ptr: *mut *mut rpma::ep::Ep) -> c_int;
-    fn rpma_ep_next_conn_req(
-        ep: *mut rpma::ep::Ep,
-        cfg: *const rpma::conn_cfg::ConnCfg,
-        req_ptr: *mut *mut ConnReq,
-    ) -> c_int;
-    fn rpma_conn_req_get_private_data(
-        req: *const ConnReq,
-        pdata: *mut rpma_conn_private_data,
-    ) -> c_int;
-    fn rpma_conn_req_connect(
-        req_ptr: *mut *mut ConnReq,
-        pdata: *const rpma_conn_private_data,
-        conn_ptr: *mut *mut Conn,
-    ) -> c_int;
-    fn rpma_conn_req_delete(req_ptr: *mut *mut ConnReq) -> c_int;
-    fn rpma_conn_get_private_data(conn: *const Conn, pdata: *mut rpma_conn_private_data) -> c_int;
-    fn rpma_conn_delete(conn_ptr: *mut *mut Conn) -> c_int;
-}
+use rpma::capi::{conn::*, conn_req::*, ep::*, peer::*};
+use rpma::sys::RDMA_CM_EVENT_CONNECT_REQUEST;
 
 /// Checks a private-data view against what the library must hand out.
 fn check_view(view: &rpma_conn_private_data, expected: Option<&[u8]>) {

@@ -15,24 +15,12 @@
 #[path = "../common.rs"]
 mod common;
 
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 use std::ptr;
 
 use libfuzzer_sys::fuzz_target;
+use rpma::capi::mr::*;
 use rpma::mr::MrRemote;
-
-// Handles are opaque pointers to the library's own Rust types.
-#[allow(improper_ctypes)]
-extern "C" {
-    fn rpma_mr_remote_from_descriptor(
-        desc: *const c_void,
-        desc_size: usize,
-        mr_ptr: *mut *mut MrRemote,
-    ) -> c_int;
-    fn rpma_mr_remote_get_size(mr: *const MrRemote, size: *mut usize) -> c_int;
-    fn rpma_mr_remote_get_flush_type(mr: *const MrRemote, flush_type: *mut c_int) -> c_int;
-    fn rpma_mr_remote_delete(mr_ptr: *mut *mut MrRemote) -> c_int;
-}
 
 const DESCRIPTOR_SIZE: usize = 21;
 const FLUSH_TYPES: c_int = 0x30;

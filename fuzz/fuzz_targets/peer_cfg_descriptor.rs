@@ -15,25 +15,12 @@
 #[path = "../common.rs"]
 mod common;
 
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 use std::ptr;
 
 use libfuzzer_sys::fuzz_target;
+use rpma::capi::peer_cfg::*;
 use rpma::peer_cfg::PeerCfg;
-
-// Handles are opaque pointers to the library's own Rust types.
-#[allow(improper_ctypes)]
-extern "C" {
-    fn rpma_peer_cfg_from_descriptor(
-        desc: *const c_void,
-        desc_size: usize,
-        pcfg_ptr: *mut *mut PeerCfg,
-    ) -> c_int;
-    fn rpma_peer_cfg_get_direct_write_to_pmem(pcfg: *const PeerCfg, supported: *mut bool) -> c_int;
-    fn rpma_peer_cfg_get_descriptor_size(pcfg: *const PeerCfg, desc_size: *mut usize) -> c_int;
-    fn rpma_peer_cfg_get_descriptor(pcfg: *const PeerCfg, desc: *mut c_void) -> c_int;
-    fn rpma_peer_cfg_delete(pcfg_ptr: *mut *mut PeerCfg) -> c_int;
-}
 
 /// Decodes `desc` through the C API; returns the handle.
 fn from_descriptor(desc: &[u8]) -> Result<*mut PeerCfg, c_int> {

@@ -32,107 +32,14 @@ mod common;
 #[path = "../fake_provider.rs"]
 mod fake_provider;
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_int, c_void};
 use std::ptr;
 
 use fake_provider::Posted;
 use libfuzzer_sys::fuzz_target;
-use rpma::capi::types::{rpma_conn_private_data, FlushTypeArg};
-use rpma::conn::Conn;
-use rpma::conn_req::ConnReq;
-use rpma::mr::{MrLocal, MrRemote};
-use rpma::peer::Peer;
-use rpma::peer_cfg::PeerCfg;
+use rpma::capi::types::FlushTypeArg;
+use rpma::capi::{conn::*, conn_req::*, mr::*, peer::*, peer_cfg::*};
 use rpma::sys::*;
-
-// Handles are opaque pointers to the library's own Rust types.
-#[allow(improper_ctypes)]
-extern "C" {
-    fn rpma_peer_new(ibv_ctx: *mut ibv_context, peer_ptr: *mut *mut Peer) -> c_int;
-    fn rpma_peer_delete(peer_ptr: *mut *mut Peer) -> c_int;
-    fn rpma_conn_req_new(
-        peer: *mut Peer,
-        addr: *const c_char,
-        port: *const c_char,
-        cfg: *const rpma::conn_cfg::ConnCfg,
-        req_ptr: *mut *mut ConnReq,
-    ) -> c_int;
-    fn rpma_conn_req_connect(
-        req_ptr: *mut *mut ConnReq,
-        pdata: *const rpma_conn_private_data,
-        conn_ptr: *mut *mut Conn,
-    ) -> c_int;
-    fn rpma_conn_delete(conn_ptr: *mut *mut Conn) -> c_int;
-    fn rpma_mr_reg(
-        peer: *mut Peer,
-        ptr: *mut c_void,
-        size: usize,
-        usage: c_int,
-        mr_ptr: *mut *mut MrLocal,
-    ) -> c_int;
-    fn rpma_mr_dereg(mr_ptr: *mut *mut MrLocal) -> c_int;
-    fn rpma_mr_remote_from_descriptor(
-        desc: *const c_void,
-        desc_size: usize,
-        mr_ptr: *mut *mut MrRemote,
-    ) -> c_int;
-    fn rpma_mr_remote_delete(mr_ptr: *mut *mut MrRemote) -> c_int;
-    fn rpma_peer_cfg_from_descriptor(
-        desc: *const c_void,
-        desc_size: usize,
-        pcfg_ptr: *mut *mut PeerCfg,
-    ) -> c_int;
-    fn rpma_peer_cfg_delete(pcfg_ptr: *mut *mut PeerCfg) -> c_int;
-    fn rpma_conn_apply_remote_peer_cfg(conn: *mut Conn, pcfg: *const PeerCfg) -> c_int;
-    fn rpma_read(
-        conn: *mut Conn,
-        dst: *mut MrLocal,
-        dst_offset: usize,
-        src: *const MrRemote,
-        src_offset: usize,
-        len: usize,
-        flags: c_int,
-        op_context: *const c_void,
-    ) -> c_int;
-    fn rpma_write(
-        conn: *mut Conn,
-        dst: *mut MrRemote,
-        dst_offset: usize,
-        src: *const MrLocal,
-        src_offset: usize,
-        len: usize,
-        flags: c_int,
-        op_context: *const c_void,
-    ) -> c_int;
-    fn rpma_write_with_imm(
-        conn: *mut Conn,
-        dst: *mut MrRemote,
-        dst_offset: usize,
-        src: *const MrLocal,
-        src_offset: usize,
-        len: usize,
-        flags: c_int,
-        imm: u32,
-        op_context: *const c_void,
-    ) -> c_int;
-    fn rpma_atomic_write(
-        conn: *mut Conn,
-        dst: *mut MrRemote,
-        dst_offset: usize,
-        src: *const c_char,
-        flags: c_int,
-        op_context: *const c_void,
-    ) -> c_int;
-    fn rpma_flush(
-        conn: *mut Conn,
-        dst: *mut MrRemote,
-        dst_offset: usize,
-        len: usize,
-        r#type: FlushTypeArg,
-        flags: c_int,
-        op_context: *const c_void,
-    ) -> c_int;
-}
 
 const RPMA_E_NOSUPP: c_int = -100001;
 const USAGE_READ_DST: c_int = 1 << 1;

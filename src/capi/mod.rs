@@ -6,20 +6,20 @@
 //! function: build.rs reads these files and binds each one to the version
 //! node `LIBRPMA_1.0`.
 
-mod conn;
-mod conn_cfg;
-mod conn_req;
-mod cq;
-mod ep;
-mod err;
-mod log;
-mod mr;
-mod peer;
-mod peer_cfg;
-mod srq;
-mod srq_cfg;
+pub mod conn;
+pub mod conn_cfg;
+pub mod conn_req;
+pub mod cq;
+pub mod ep;
+pub mod err;
+pub mod log;
+pub mod mr;
+pub mod peer;
+pub mod peer_cfg;
+pub mod srq;
+pub mod srq_cfg;
 pub mod types;
-mod utils;
+pub mod utils;
 
 use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe, UnwindSafe};
