@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * client.c -- the active side of the ping-pong example: connects, then
- * ROUNDS times posts the receive for the PONG, sends a PING (counter and
+ * in each round posts the receive for the PONG, sends a PING (counter and
  * payload), waits for the send to complete and for the PONG, and checks
  * the PONG (counter one more than the PING's, payload as the counter
  * says). Then it prints one summary line and hangs up. The protocol is
  * described in common.h.
  *
- * usage: client <addr> <port>
+ * usage: client <addr> <port> [rounds]
+ *
+ * rounds: 1 to 100 (default 100); both sides must be given the same.
  *
  * Exits 0 when every PONG was right and the connection closed cleanly, 1
  * on any error or mismatch.
@@ -19,11 +21,14 @@
 
 #define WHO "client"
 
+/* exchanges to make, from the command line */
+static int rounds = DEFAULT_ROUNDS;
+
 /* the client sets a deadline of its own for finding the server */
 #define RESOLVE_TIMEOUT_MS	5000
 
 /*
- * All ROUNDS exchanges; *received counts the PONGs' payload bytes.
+ * All the exchanges; *received counts the PONGs' payload bytes.
  * Returns 0 when every PONG was right.
  */
 static int
@@ -39,7 +44,7 @@ ping_all(struct rpma_conn *conn, int conn_fd, struct pp_mem *mem, struct rpma_mr
 	if (get_cqs(WHO, conn, &cq, &rcq))
 		return 1;
 
-	for (k = 0; k < ROUNDS; k++, counter += 2) {
+	for (k = 0; k < rounds; k++, counter += 2) {
 		/* the PONG may come before the PING's send completes: receive first */
 		memset(mem->slot, 0, sizeof(mem->slot));
 		ret = rpma_recv(conn, mr, SLOT_OFF, SLOT_SIZE, OP_RECV(k));
@@ -108,8 +113,8 @@ talk(struct rpma_peer *peer, const char *addr, const char *port, struct pp_mem *
 			us = (double)(end.tv_sec - start.tv_sec) * 1e6 +
 				(double)(end.tv_nsec - start.tv_nsec) / 1e3;
 			printf(WHO ": %d PINGs sent, %d PONGs received and checked (counters %u to %u, %lu payload bytes), %.0f us per round trip\n",
-					ROUNDS, ROUNDS, COUNTER_START + 1,
-					COUNTER_START + 2 * ROUNDS - 1, received, us / ROUNDS);
+					rounds, rounds, COUNTER_START + 1,
+					COUNTER_START + 2 * rounds - 1, received, us / rounds);
 		}
 	}
 
@@ -133,10 +138,13 @@ main(int argc, char *argv[])
 	int failed = 1;
 	int ret;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s <addr> <port>\n", argv[0]);
+	if (argc < 3 || argc > 4) {
+		fprintf(stderr, "usage: %s <addr> <port> [rounds]\n", argv[0]);
 		return 1;
 	}
+	rounds = parse_rounds(WHO, argc, argv);
+	if (rounds == 0)
+		return 1;
 	addr = argv[1];
 	port = argv[2];
 	/* keep stdout and stderr in order when both go to one file */

@@ -4,7 +4,8 @@
  * on: the message, how its counter advances and its payload follows from
  * the counter, and the checks both sides make on every message they take.
  *
- * The exchange: ROUNDS times, the client sends a PING and the server
+ * The exchange: a number of rounds (DEFAULT_ROUNDS unless both sides are
+ * given another), in each of which the client sends a PING and the server
  * answers with a PONG, both with rpma_send. The counter goes up by one
  * with every message whichever way it travels: the client's first PING
  * carries COUNTER_START, the PONG to it COUNTER_START + 1, the next PING
@@ -33,7 +34,8 @@
 #define PING_MAGIC	0x50494e47u	/* "PING", client -> server */
 #define PONG_MAGIC	0x504f4e47u	/* "PONG", server -> client */
 
-#define ROUNDS		100
+#define DEFAULT_ROUNDS	100
+#define MAX_ROUNDS	100
 #define COUNTER_START	1000u
 
 /* how long the server waits for its one client */
@@ -81,6 +83,27 @@ struct pp_mem {
 #define OP_RECV(k)	((const void *)(uintptr_t)(0x52000000u + (unsigned)(k)))
 
 /* Fills msg for counter; returns how many bytes of it are to be sent. */
+/*
+ * The optional rounds argument of both sides (they must be given the same):
+ * 1 to MAX_ROUNDS, or DEFAULT_ROUNDS when absent. Returns 0 on a bad one.
+ */
+static inline int
+parse_rounds(const char *who, int argc, char *argv[])
+{
+	char *end;
+	long n;
+
+	if (argc < 4)
+		return DEFAULT_ROUNDS;
+	n = strtol(argv[3], &end, 10);
+	if (*argv[3] == '\0' || *end != '\0' || n < 1 || n > MAX_ROUNDS) {
+		fprintf(stderr, "%s: rounds must be 1 to %d, not \"%s\"\n", who, MAX_ROUNDS,
+				argv[3]);
+		return 0;
+	}
+	return (int)n;
+}
+
 static inline size_t
 msg_fill(struct pp_msg *msg, uint32_t magic, uint32_t counter)
 {

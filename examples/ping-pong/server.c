@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * server.c -- the passive side of the ping-pong example: accepts one
- * client with the receive for its first PING already posted, then ROUNDS
- * times takes a PING, checks it (counter one more than the last PONG,
+ * client with the receive for its first PING already posted, then in each
+ * round takes a PING, checks it (counter one more than the last PONG,
  * payload as the counter says), posts the receive for the next PING and
  * answers with a PONG carrying the next counter. Once the client hangs up
  * it prints one summary line. The protocol is described in common.h.
  *
- * usage: server <addr> <port>
+ * usage: server <addr> <port> [rounds]
+ *
+ * rounds: 1 to 100 (default 100); both sides must be given the same.
  *
  * Exits 0 when every PING was right and the client left cleanly, 1 on any
  * error, mismatch, or when no client came within 30 s.
@@ -18,8 +20,11 @@
 
 #define WHO "server"
 
+/* exchanges to make, from the command line */
+static int rounds = DEFAULT_ROUNDS;
+
 /*
- * All ROUNDS exchanges; *received counts the PINGs' payload bytes.
+ * All the exchanges; *received counts the PINGs' payload bytes.
  * Returns 0 when every PING was right and every PONG went out.
  */
 static int
@@ -35,7 +40,7 @@ pong_all(struct rpma_conn *conn, int conn_fd, struct pp_mem *mem, struct rpma_mr
 	if (get_cqs(WHO, conn, &cq, &rcq))
 		return 1;
 
-	for (k = 0; k < ROUNDS; k++, counter += 2) {
+	for (k = 0; k < rounds; k++, counter += 2) {
 		/* the client does not hang up while a PING is due */
 		if (expect_wc(WHO, rcq, conn_fd, OP_RECV(k), IBV_WC_RECV, IBV_WC_RECV,
 				"the receive of a PING", &wc))
@@ -45,7 +50,7 @@ pong_all(struct rpma_conn *conn, int conn_fd, struct pp_mem *mem, struct rpma_mr
 		*received += PAYLOAD_LEN(counter);
 
 		/* the slot is checked: the next PING may land in it */
-		if (k + 1 < ROUNDS) {
+		if (k + 1 < rounds) {
 			ret = rpma_recv(conn, mr, SLOT_OFF, SLOT_SIZE, OP_RECV(k + 1));
 			if (ret) {
 				report(WHO, "rpma_recv", ret);
@@ -106,7 +111,7 @@ serve(struct rpma_conn_req *req, struct pp_mem *mem, struct rpma_mr_local *mr)
 	if (pong_all(conn, conn_fd, mem, mr, &received))
 		goto err_disconnect;
 	printf(WHO ": %d PINGs received and checked (counters %u to %u, %lu payload bytes), %d PONGs sent\n",
-			ROUNDS, COUNTER_START, COUNTER_START + 2 * (ROUNDS - 1), received, ROUNDS);
+			rounds, COUNTER_START, COUNTER_START + 2 * (rounds - 1), received, rounds);
 
 	/* the client has its last PONG; it is the one who hangs up */
 	if (expect_event_within(WHO, conn, RPMA_CONN_CLOSED, "CLOSED", CONN_EVENT_TIMEOUT_MS))
@@ -133,10 +138,13 @@ main(int argc, char *argv[])
 	int failed = 1;
 	int ret;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s <addr> <port>\n", argv[0]);
+	if (argc < 3 || argc > 4) {
+		fprintf(stderr, "usage: %s <addr> <port> [rounds]\n", argv[0]);
 		return 1;
 	}
+	rounds = parse_rounds(WHO, argc, argv);
+	if (rounds == 0)
+		return 1;
 	addr = argv[1];
 	port = argv[2];
 	/* line by line even into a file: a script waits for "listening" */

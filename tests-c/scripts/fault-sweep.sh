@@ -13,6 +13,9 @@
 # fails it too. The sweep ends at the first point the run completes without
 # reaching, or after FAULT_MAX_POINTS.
 #
+# ARGs go to both sides, except those after an ARG "--client", which go to
+# the client only.
+#
 # Environment: FAULT_LIB, PLAIN_LIB (librpma.so.0 paths), BIN_DIR (holds
 # example_<pair>_{server,client}), RPMA_TESTING_IP, FAULT_POINTS (a
 # list, separated by spaces or commas, to try instead of 1, 2, ...), FAULT_MAX_POINTS
@@ -21,7 +24,12 @@
 set -u
 pair=$1 side=$2
 shift 2
-args=("$@")
+# ARGs after a "--client" go to the client only
+args=() client_args=()
+while [ $# -gt 0 ]; do
+  if [ "$1" = --client ]; then shift; client_args=("$@"); break; fi
+  args+=("$1"); shift
+done
 ip=${RPMA_TESTING_IP:?run under softroce/rxe-run}
 limit=${FAULT_TIMEOUT:-60}
 max=${FAULT_MAX_POINTS:-2000}
@@ -46,13 +54,14 @@ run_point() {
   # launch WHO: the injected side runs the fault build (under valgrind when
   # asked), the other side the plain library
   launch() {
-    local who=$1 load=(LD_LIBRARY_PATH="$(dirname "$PLAIN_LIB")") pre=()
+    local who=$1 load=(LD_LIBRARY_PATH="$(dirname "$PLAIN_LIB")") pre=() extra=()
+    [ "$who" = client ] && extra=("${client_args[@]}")
     if [ "$who" = "$side" ]; then
       load=(LD_LIBRARY_PATH="$(dirname "$FAULT_LIB")" RPMA_FAULT_INJECTION="$n")
       pre=("${wrap[@]}")
     fi
     timeout -k 5 "$limit" env "${load[@]}" "${pre[@]}" \
-      "$BIN_DIR/example_${pair}_$who" "$ip" "$port" "${args[@]}" \
+      "$BIN_DIR/example_${pair}_$who" "$ip" "$port" "${args[@]}" "${extra[@]}" \
       >"$work/$who.out" 2>"$work/$who.err" </dev/null &
     eval "pid_$who=$!"
   }
@@ -139,5 +148,6 @@ for n in $points; do
 done
 result=ok
 [ $failed -gt 0 ] && result=FAIL
-echo "SWEEP $pair ${args[*]:+[${args[*]}] }$side tried=$tried passed=$passed failed=$failed valgrind=$vgruns complete=$([ $reached_end = 1 ] && echo yes || echo "no (stopped at $last)") result=$result"
+all=("${args[@]}" ${client_args[@]:+--client "${client_args[@]}"})
+echo "SWEEP $pair ${all[*]:+[${all[*]}] }$side tried=$tried passed=$passed failed=$failed valgrind=$vgruns complete=$([ $reached_end = 1 ] && echo yes || echo "no (stopped at $last)") result=$result"
 [ $failed -eq 0 ]
