@@ -11,7 +11,7 @@
       (poll_per_op: the part of self_per_op in librpma's rpma_cq_get_wc path;
       api: per op, the calls and inclusive Ir of each rpma_* function the
       program called), then "INSTRFN" lines for the librpma functions costing
-      at least 1 instruction per op (15 at most)
+      at least 1 instruction per op (15 at most, or RPMA_BENCH_MAX_FN)
   callgrind_self.py check FILE
       compares this parser's per-object self cost with callgrind_annotate's
       (exit status 1 when they differ)
@@ -28,10 +28,11 @@ import sys
 
 
 # librpma's own functions on the rpma_cq_get_wc path: C has only
-# rpma_cq_get_wc itself; ours adds rpma::cq::Cq::get_wc and the
-# ibv_poll_cq__extern wrapper of the inline ibv_poll_cq
+# rpma_cq_get_wc itself; ours may add rpma::cq::Cq::get_wc where it is not
+# inlined
 POLL_PATH = re.compile(r"get_wc|poll_cq")
-MAX_FN = 15  # INSTRFN lines per diff
+# INSTRFN lines per diff (RPMA_BENCH_MAX_FN: more, to profile one case)
+MAX_FN = int(os.environ.get("RPMA_BENCH_MAX_FN", "15"))
 
 
 def is_rpma(obj):

@@ -28,10 +28,24 @@ pub fn try_box<T>(value: T) -> Result<Box<T>> {
 /// Copies bytes to the heap, `RPMA_E_NOMEM` when that fails.
 pub fn try_copy(data: &[u8]) -> Result<Box<[u8]>> {
     injected()?;
-    let mut v = Vec::new();
-    v.try_reserve_exact(data.len()).map_err(|_| Error::NoMem)?;
-    v.extend_from_slice(data);
-    Ok(v.into_boxed_slice())
+    if data.is_empty() {
+        return Ok(Box::default());
+    }
+    let layout = Layout::for_value(data);
+    // SAFETY: the layout has a non-zero size.
+    let p = unsafe { alloc(layout) };
+    if p.is_null() {
+        return Err(Error::NoMem);
+    }
+    // SAFETY: p is fresh and holds data.len() bytes; the slice's layout is
+    // the one allocated, which is what Box expects to free.
+    unsafe {
+        std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len());
+        Ok(Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+            p,
+            data.len(),
+        )))
+    }
 }
 
 /// An allocation made to fail by fault injection (see `fault.rs`).
@@ -42,4 +56,16 @@ fn injected() -> Result<()> {
         return Err(Error::NoMem);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn try_copy_copies_every_byte() {
+        let data: Vec<u8> = (0..=255).collect();
+        assert_eq!(&*try_copy(&data).unwrap(), &data[..]);
+        assert!(try_copy(&[]).unwrap().is_empty());
+    }
 }

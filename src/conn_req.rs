@@ -30,6 +30,7 @@ pub(crate) struct Queues {
 
 impl Queues {
     /// Builds the CQs and the QP of `id` from a configuration snapshot.
+    #[inline]
     pub(crate) fn build(peer: &Peer, id: &CmId, s: &ConnSettings) -> Result<Queues> {
         // SAFETY: a configured SRQ is a live SRQ of this library (the C
         // caller's contract for rpma_conn_cfg_set_srq).
@@ -81,6 +82,7 @@ impl Queues {
 /// the QP, the CQs, a reject when `reject`, the id, and last the shared
 /// channel the CQs reported to. Every step is attempted; the first error
 /// is kept in `errors`.
+#[inline]
 pub(crate) fn release_parts(
     id: CmId,
     queues: Option<Queues>,

@@ -149,6 +149,7 @@ impl Cq {
 
     /// Destroys the CQ, then its own channel; the first failure is returned
     /// but both are attempted.
+    #[inline]
     pub(crate) fn destroy(self) -> Result<()> {
         let cq = self.cq.as_ptr();
         let channel = {

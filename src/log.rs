@@ -11,6 +11,7 @@
 use std::ffi::{c_char, c_int};
 use std::fmt;
 use std::io::Write;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering::SeqCst};
 
 /// Message levels, with the values of `enum rpma_log_level`.
@@ -203,8 +204,28 @@ impl<const N: usize> fmt::Write for Text<N> {
 }
 
 /// Delivers one message; `file` and `function` are NUL-terminated.
+///
+/// `extern "C"` although only Rust calls it: a function of that ABI cannot
+/// unwind, so the compiler knows that no panic leaves a log call, and the
+/// data path's entry points (whose only other calls are the provider's
+/// ops, also `extern "C"`) carry no unwinding code, nor the registers it
+/// needs. A panic while formatting loses the message and nothing else.
 #[doc(hidden)]
-pub fn emit(
+#[cold]
+#[inline(never)]
+#[allow(improper_ctypes_definitions)]
+pub extern "C" fn emit(
+    level: Level,
+    file: &'static str,
+    line: u32,
+    function: &'static str,
+    args: fmt::Arguments,
+) {
+    let deliver = AssertUnwindSafe(|| deliver(level, file, line, function, args));
+    let _ = std::panic::catch_unwind(deliver);
+}
+
+fn deliver(
     level: Level,
     file: &'static str,
     line: u32,

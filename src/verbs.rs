@@ -188,6 +188,7 @@ impl EventChannel {
     /// Takes the next event: `RPMA_E_NO_EVENT` when librdmacm says there is
     /// none (ENODATA), `RPMA_E_PROVIDER` for any other failure, logged as
     /// coming from `func` (NUL-terminated).
+    #[inline]
     pub(crate) fn next(&self, func: &'static str) -> Result<CmEvent> {
         let mut ev = ptr::null_mut();
         // SAFETY: the channel is live; ev receives the event.
@@ -329,6 +330,7 @@ pub(crate) struct CmId(NonNull<sys::rdma_cm_id>);
 impl CmId {
     /// A new id in the TCP port space; without a channel it works
     /// synchronously (each call returns when its step completed).
+    #[inline]
     pub(crate) fn new(channel: Option<&EventChannel>) -> Result<CmId> {
         let mut id = ptr::null_mut();
         let ch = channel.map_or(ptr::null_mut(), EventChannel::as_ptr);
@@ -381,6 +383,7 @@ impl CmId {
     }
 
     /// Resolves the route-able addresses of `info` to a device.
+    #[inline]
     pub(crate) fn resolve_addr(&self, info: &AddrInfo, timeout_ms: c_int) -> Result<()> {
         // SAFETY: as in bind.
         let ret = unsafe {

@@ -3,7 +3,6 @@
 
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
-use std::sync::OnceLock;
 
 use crate::alloc::{try_box, try_copy};
 use crate::conn_req::{release_parts, Queues};
@@ -18,6 +17,7 @@ use crate::utils::ConnEvent;
 use crate::verbs::{CmId, EventChannel, FirstError};
 
 mod ops;
+mod pdata;
 pub use ops::{Wake, ATOMIC_WRITE_LEN};
 
 /// A connection (opaque to C).
@@ -30,8 +30,14 @@ pub struct Conn {
     /// Set once: at creation on the passive side, at the first ESTABLISHED
     /// event on the active side. Never changed afterwards, so the slice may
     /// be handed out until the connection is deleted.
-    private_data: OnceLock<Box<[u8]>>,
+    private_data: pdata::PrivateData,
     direct_write_to_pmem: AtomicBool,
+    /// Copies of what the data path and the event loop ask for most, taken
+    /// when the parts arrive: reading them needs no "is it there yet" check
+    /// (a failed check would be a panic, and the unwinding code for it costs
+    /// every call). Valid from `attach` until the connection is released.
+    qp: *mut sys::ibv_qp,
+    event_fd: c_int,
     /// An incoming request not accepted yet: releasing it rejects it.
     unanswered: bool,
 }
@@ -52,8 +58,10 @@ impl Conn {
             queues: None,
             evch: None,
             flush: None,
-            private_data: OnceLock::new(),
+            private_data: Default::default(),
             direct_write_to_pmem: AtomicBool::new(false),
+            qp: std::ptr::null_mut(),
+            event_fd: -1,
             unanswered: false,
         })
     }
@@ -78,10 +86,13 @@ impl Conn {
 
     fn finish(&mut self, peer: &Peer, private_data: Option<Box<[u8]>>) -> Result<()> {
         let evch = self.evch.insert(EventChannel::new()?);
-        self.id.as_ref().expect("set").migrate(evch)?;
+        self.event_fd = evch.fd();
+        let id = self.id.as_ref().expect("set");
+        self.qp = id.qp();
+        id.migrate(evch)?;
         self.flush = Some(Apm::new(peer)?);
         if let Some(p) = private_data {
-            let _ = self.private_data.set(p);
+            self.private_data.set(p);
         }
         Ok(())
     }
@@ -111,7 +122,7 @@ impl Conn {
 
     /// The fd of the connection's event channel.
     pub fn event_fd(&self) -> c_int {
-        self.evch.as_ref().expect("present until deleted").fd()
+        self.event_fd
     }
 
     /// Takes the next connection event. An event that means nothing to a
@@ -126,7 +137,7 @@ impl Conn {
         // The active side learns the peer's private data from the first
         // ESTABLISHED event; it is copied before the ack frees it.
         let mut pdata = None;
-        if kind == sys::RDMA_CM_EVENT_ESTABLISHED && self.private_data.get().is_none() {
+        if kind == sys::RDMA_CM_EVENT_ESTABLISHED && self.private_data.is_unset() {
             let data = ev.private_data();
             if !data.is_empty() {
                 match try_copy(data) {
@@ -140,7 +151,7 @@ impl Conn {
         }
         ev.ack()?;
         if let Some(d) = pdata {
-            let _ = self.private_data.set(d);
+            self.private_data.set(d);
         }
         let event = match kind {
             sys::RDMA_CM_EVENT_ESTABLISHED => ConnEvent::Established,
@@ -183,7 +194,7 @@ impl Conn {
     /// accept (active side, after ESTABLISHED). On RoCE the peer's data is
     /// padded with zeros to the transport's full size.
     pub fn private_data(&self) -> Option<&[u8]> {
-        self.private_data.get().map(|b| &b[..])
+        self.private_data.get()
     }
 
     /// Takes over the remote peer's declaration of direct write to
@@ -199,11 +210,12 @@ impl Conn {
 
     pub fn qp_num(&self) -> u32 {
         // SAFETY: the QP exists from creation until delete.
-        unsafe { (*self.id().qp()).qp_num }
+        unsafe { (*self.qp).qp_num }
     }
 
+    #[inline]
     pub fn qp(&self) -> *mut sys::ibv_qp {
-        self.id().qp()
+        self.qp
     }
 
     /// The main CQ.

@@ -1,4 +1,5 @@
-//! The data-path inline verbs of `<infiniband/verbs.h>`, written out in
+//! The data-path inline verbs of `<infiniband/verbs.h>` (and the CQ arming
+//! one of `rpma_cq_wait`/`rpma_conn_req_new`), written out in
 //! Rust so the library calls the provider's op directly, as a C caller of
 //! the inline functions does. Reaching them through bindgen's generated C
 //! wrappers (`*__extern`) costs a call and a jump per operation, which is
@@ -61,4 +62,12 @@ pub unsafe fn ibv_post_srq_recv(
 pub unsafe fn ibv_poll_cq(cq: *mut ibv_cq, num_entries: c_int, wc: *mut ibv_wc) -> c_int {
     // SAFETY: caller contract; the op is never NULL (see the module doc).
     unsafe { ((*(*cq).context).ops.poll_cq.unwrap_unchecked())(cq, num_entries, wc) }
+}
+
+/// # Safety
+/// `cq` is a live CQ of an initialized context.
+#[inline(always)]
+pub unsafe fn ibv_req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
+    // SAFETY: caller contract; the op is never NULL (see the module doc).
+    unsafe { ((*(*cq).context).ops.req_notify_cq.unwrap_unchecked())(cq, solicited_only) }
 }

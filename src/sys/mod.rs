@@ -29,7 +29,7 @@ pub use raw::*;
 #[cfg(not(feature = "fault-injection"))]
 mod inline;
 #[cfg(not(feature = "fault-injection"))]
-pub use inline::{ibv_poll_cq, ibv_post_recv, ibv_post_send, ibv_post_srq_recv};
+pub use inline::{ibv_poll_cq, ibv_post_recv, ibv_post_send, ibv_post_srq_recv, ibv_req_notify_cq};
 
 // With fault injection, these definitions shadow the glob re-export above:
 // every fallible provider call of the library passes through them.
