@@ -3,8 +3,9 @@
 # time in one process, then prints per target the executions, the coverage
 # and whether it crashed.
 #
-#   fuzz/run.sh [SECONDS]
+#   fuzz/run.sh [SECONDS [TARGET...]]
 #
+# (all targets unless some are named)
 # Needs cargo-fuzz (cargo install cargo-fuzz). On a stable toolchain the
 # nightly flags cargo fuzz passes (-Zsanitizer=address, ...) and the targets'
 # #![feature(c_variadic)] are allowed through RUSTC_BOOTSTRAP=1.
@@ -18,9 +19,10 @@
 set -u
 
 secs=${1:-600}
+[ $# -gt 0 ] && shift
 case $secs in
 '' | *[!0-9]*)
-	echo "usage: $0 [SECONDS]" >&2
+	echo "usage: $0 [SECONDS [TARGET...]]" >&2
 	exit 2
 	;;
 esac
@@ -44,7 +46,9 @@ mkdir -p "$logs"
 
 failed=0
 summary=()
-for t in $(cargo fuzz list); do
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && mapfile -t targets < <(cargo fuzz list)
+for t in "${targets[@]}"; do
 	work="$CARGO_TARGET_DIR/corpus/$t"
 	mkdir -p "$work" "artifacts/$t" "corpus/$t"
 	echo "== $t: ${secs} s" >&2
