@@ -44,7 +44,8 @@ pub struct Conn {
 
 // SAFETY: the cm id, event channel, CQs, QP and MR are librdmacm/libibverbs
 // objects usable from any thread. After creation the only mutable state is
-// the OnceLock and the AtomicBool; everything else changes only in
+// the private-data cell (itself Sync) and the AtomicBool; the QP pointer and
+// event fd are plain copies; everything else changes only in
 // `delete(self)`/Drop, which own the connection.
 unsafe impl Send for Conn {}
 // SAFETY: as above.
