@@ -224,7 +224,7 @@ unsafe extern "C" fn post_recv(
     _wr: *mut ibv_recv_wr,
     _bad_wr: *mut *mut ibv_recv_wr,
 ) -> c_int {
-    libc_eopnotsupp()
+    EOPNOTSUPP
 }
 
 unsafe extern "C" fn post_srq_recv(
@@ -232,17 +232,15 @@ unsafe extern "C" fn post_srq_recv(
     _wr: *mut ibv_recv_wr,
     _bad_wr: *mut *mut ibv_recv_wr,
 ) -> c_int {
-    libc_eopnotsupp()
+    EOPNOTSUPP
 }
 
 unsafe extern "C" fn poll_cq(_cq: *mut ibv_cq, _n: c_int, _wc: *mut ibv_wc) -> c_int {
-    -libc_eopnotsupp()
+    -EOPNOTSUPP
 }
 
 /// EOPNOTSUPP on Linux, what libibverbs's dummy ops answer.
-fn libc_eopnotsupp() -> c_int {
-    95
-}
+const EOPNOTSUPP: c_int = 95;
 
 /// ibv_post_send (inline, through the context's ops): records each work
 /// request of the list, reading its entries (and inline bytes) exactly.

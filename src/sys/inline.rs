@@ -1,11 +1,11 @@
 //! The data-path inline verbs of `<infiniband/verbs.h>` (and the CQ arming
-//! one of `rpma_cq_wait`/`rpma_conn_req_new`), written out in
-//! Rust so the library calls the provider's op directly, as a C caller of
-//! the inline functions does. Reaching them through bindgen's generated C
-//! wrappers (`*__extern`) costs a call and a jump per operation, which is
-//! most of what separated our instructions per operation from the C
-//! library's. The fault-injection build keeps the wrappers: its own
-//! definitions of these names (in `inject`) shadow these.
+//! of `rpma_cq_wait`/`rpma_conn_req_new`), written out in Rust so the
+//! library calls the provider's op directly, as a C caller of the inline
+//! functions does. Reaching them through bindgen's generated C wrappers
+//! (`*__extern`) costs a call and a jump per operation, which was most of
+//! what separated our instructions per operation from the C library's. The
+//! fault-injection build keeps the wrappers: its own definitions of these
+//! names (in `inject`) shadow these.
 //!
 //! Each op pointer is read from the object's context as verbs.h does.
 //! libibverbs never leaves one NULL: it fills the context's ops with its
