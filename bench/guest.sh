@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# bench/guest.sh BIN ROUNDS SECS CASES_REGEX -- the guest side of bench/run.sh
+# bench/guest.sh BIN ROUNDS SECS CASES_REGEX [ROWS_REGEX] -- the guest side of
+# bench/run.sh
 #
 # Runs in the SoftRoCE guest (softroce/rxe-run). Starts two rpma-bench
 # servers, one on our librpma (ports 7471/7472) and one on Debian's
 # (7481/7482), checks from /proc/PID/maps that each runs on the library asked
 # for, then for each round and each case/size/qd of the matrix (case names
-# filtered by CASES_REGEX, grep -E) runs the client on both libraries, C first
+# filtered by CASES_REGEX, grep -E; and whole rows "case size qd" by
+# ROWS_REGEX) runs the client on both libraries, C first
 # on odd rounds and ours first on even ones, each client against the server
 # of its own library. The client itself checks (BENCH_EXPECT_LIB) that it and
 # its server run on the library asked for. Prints for each run
@@ -26,7 +28,7 @@
 #   RPMA_BENCH_ALL_DRIVERS=1  keep every libibverbs provider (default: the
 #                           guest's /etc/libibverbs.d keeps only rxe)
 set -u
-bin=$1 rounds=$2 secs=$3 regex=$4
+bin=$1 rounds=$2 secs=$3 regex=$4 rows=${5:-.}
 ip=${RPMA_TESTING_IP:?not in the rxe guest}
 here=$(cd "$(dirname "$0")" && pwd)
 ours=$(realpath "${RPMA_BENCH_OURS:-$here/../build/lib/librpma.so.0}")
@@ -47,9 +49,9 @@ done
 matrix+=("conn 8 1" "mr 8 1" "mr 4096 1" "mr 65536 1")
 sel=()
 for m in "${matrix[@]}"; do
-  if echo "${m%% *}" | grep -Eq -- "$regex"; then sel+=("$m"); fi
+  if echo "${m%% *}" | grep -Eq -- "$regex" && echo "$m" | grep -Eq -- "$rows"; then sel+=("$m"); fi
 done
-[ ${#sel[@]} -gt 0 ] || { echo "guest: no case matches '$regex'"; exit 2; }
+[ ${#sel[@]} -gt 0 ] || { echo "guest: no case matches '$regex' and '$rows'"; exit 2; }
 
 stop_servers() {
   local l

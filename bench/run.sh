@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# bench/run.sh [--rounds R] [--secs S] [--cases REGEX] [--out FILE]
+# bench/run.sh [--rounds R] [--secs S] [--cases REGEX] [--rows REGEX] [--out FILE]
 #
 # Throughput and latency of our librpma against Debian's C librpma, side by
 # side on SoftRoCE. Builds bench/rpma-bench.c (into $BENCH_BUILD_DIR, default
@@ -12,21 +12,23 @@
 #   case | size | qd | C ops/s | ours ops/s | ours/C | C p50/p99 us | ours p50/p99 us
 # (medians over the rounds; ours/C is the median of the per-round ratios).
 # REGEX (grep -E) selects case names: read write atomic_write flush pingpong
-# write_imm srq conn mr. Defaults: 5 rounds of 1 s (42 case/size/qd rows x 2
+# write_imm srq conn mr; --rows REGEX selects rows by "case size qd"
+# (e.g. 'write 65536 1$'). Defaults: 5 rounds of 1 s (42 case/size/qd rows x 2
 # libraries x 5 rounds = 420 client runs of ~1.9 s: about 14 minutes in the
 # TCG guest). Knobs of the guest side (RPMA_BENCH_*): see bench/guest.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 build=${BENCH_BUILD_DIR:-$root/build/bench}
-rounds=5 secs=1 cases=. out=
+rounds=5 secs=1 cases=. rows=. out=
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
     --secs) secs=$2; shift 2 ;;
     --cases) cases=$2; shift 2 ;;
+    --rows) rows=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '3,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -44,7 +46,7 @@ log=$build/run.log
 cd "$root"
 set +e
 RXE_TIMEOUT=${RXE_TIMEOUT:-3600} softroce/rxe-run \
-  "$(printf '%q ' bash "$here/guest.sh" "$bin" "$rounds" "$secs" "$cases")" | tee "$log"
+  "$(printf '%q ' bash "$here/guest.sh" "$bin" "$rounds" "$secs" "$cases" "$rows")" | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
 elapsed=$((SECONDS - start))

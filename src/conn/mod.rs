@@ -67,30 +67,22 @@ impl Conn {
         })
     }
 
-    /// Takes over a request's parts and gives the id a private event
-    /// channel and the flush read target. `incoming`: the request came
-    /// through an endpoint and is not accepted yet, so releasing the
-    /// connection before `accept` rejects it.
-    pub(crate) fn attach(
-        &mut self,
-        peer: &Peer,
-        id: CmId,
-        queues: Queues,
-        private_data: Option<Box<[u8]>>,
-        incoming: bool,
-    ) -> Result<()> {
+    /// Takes over a request's parts. `incoming`: the request came through
+    /// an endpoint and is not accepted yet, so releasing the connection
+    /// before `accept` rejects it.
+    pub(crate) fn attach(&mut self, id: CmId, queues: Queues, incoming: bool) {
+        self.qp = id.qp();
         self.id = Some(id);
         self.queues = Some(queues);
         self.unanswered = incoming;
-        self.finish(peer, private_data)
     }
 
-    fn finish(&mut self, peer: &Peer, private_data: Option<Box<[u8]>>) -> Result<()> {
+    /// Gives the id a private event channel and the flush read target, and
+    /// keeps the private data the peer sent with its request.
+    pub(crate) fn finish(&mut self, peer: &Peer, private_data: Option<Box<[u8]>>) -> Result<()> {
         let evch = self.evch.insert(EventChannel::new()?);
         self.event_fd = evch.fd();
-        let id = self.id.as_ref().expect("set");
-        self.qp = id.qp();
-        id.migrate(evch)?;
+        self.id.as_ref().expect("attached").migrate(evch)?;
         self.flush = Some(Apm::new(peer)?);
         if let Some(p) = private_data {
             self.private_data.set(p);
