@@ -2,13 +2,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """report.py -- tables from the raw output of bench/run.sh and bench/instructions.sh
 
-  report.py perf FILE    RESULT lines (lib=ours|c round=N case=.. size=.. qd=..
+  report.py perf FILE... RESULT lines (lib=ours|c round=N case=.. size=.. qd=..
                          ops_s=.. p50_us=.. p99_us=..) -> one row per case/size/qd:
                          medians over the rounds; ours/C = median of the
-                         per-round ratios (range: min..max of them)
+                         per-round ratios (range: min..max of them); the
+                         rounds of several files are pooled; "ours ahead":
+                         rounds in which ours was at least as fast, and the
+                         one-sided sign-test p of seeing that few if the two
+                         libraries were equally fast
   report.py instr FILE   INSTR lines of instructions.sh -> instructions per
                          operation in librpma.so.0 itself, C against ours
 """
+import math
 import re
 import statistics
 import sys
@@ -40,22 +45,28 @@ def table(head, rows):
         print(line(r))
 
 
-def perf(path):
+def sign_p(ahead, n):
+    """P(at most `ahead` of `n` fair coin flips come up heads)."""
+    return sum(math.comb(n, k) for k in range(ahead + 1)) / 2 ** n
+
+
+def perf(paths):
     runs = {}
     order = []
     fails = []
-    with open(path) as f:
-        for line in f:
-            if line.startswith("FAIL "):
-                fails.append(line.strip())
-            if not line.startswith("RESULT "):
-                continue
-            d = fields(line)
-            key = (d["case"], int(d["size"]), int(d["qd"]))
-            if key not in runs:
-                runs[key] = {}
-                order.append(key)
-            runs[key].setdefault(int(d["round"]), {})[d["lib"]] = d
+    for i, path in enumerate(paths):
+        with open(path) as f:
+            for line in f:
+                if line.startswith("FAIL "):
+                    fails.append(line.strip())
+                if not line.startswith("RESULT "):
+                    continue
+                d = fields(line)
+                key = (d["case"], int(d["size"]), int(d["qd"]))
+                if key not in runs:
+                    runs[key] = {}
+                    order.append(key)
+                runs[key].setdefault((i, int(d["round"])), {})[d["lib"]] = d
     rows = []
     ratios_all = []
     for key in order:
@@ -67,6 +78,8 @@ def perf(path):
                   for r in per_round.values()
                   if "ours" in r and "c" in r and float(r["c"]["ops_s"]) > 0]
         ratio = statistics.median(ratios) if ratios else float("nan")
+        ahead = sum(1 for x in ratios if x >= 1.0)
+        p = sign_p(ahead, len(ratios)) if ratios else float("nan")
         if ratios:
             ratios_all.append(ratio)
         case, size, qd = key
@@ -74,17 +87,23 @@ def perf(path):
                      fmt_num(med("c", "ops_s")), fmt_num(med("ours", "ops_s")),
                      "%.2f" % ratio,
                      "%.2f..%.2f" % (min(ratios), max(ratios)) if ratios else "-",
-                     len(ratios),
+                     "%d/%d, p %.2f" % (ahead, len(ratios), p),
                      "%s / %s" % (fmt_num(med("c", "p50_us")), fmt_num(med("c", "p99_us"))),
                      "%s / %s" % (fmt_num(med("ours", "p50_us")), fmt_num(med("ours", "p99_us")))])
     table(["case", "size", "qd", "C ops/s", "ours ops/s", "ours/C", "ours/C range",
-           "rounds", "C p50/p99 us", "ours p50/p99 us"], rows)
+           "ours ahead", "C p50/p99 us", "ours p50/p99 us"], rows)
     if ratios_all:
         gm = statistics.geometric_mean(ratios_all)
         print("\ngeometric mean of ours/C over %d rows: %.3f; rows with ours/C < 0.90: %s"
               % (len(ratios_all), gm,
                  ", ".join("%s/%s/%s (%s)" % (r[0], r[1], r[2], r[5]) for r in rows
                            if r[5] != "nan" and float(r[5]) < 0.90) or "none"))
+        slow = [r for r in rows if float(r[7].rpartition("p ")[2]) < 0.05]
+        print("rows where ours was behind in so many rounds that equal speed would "
+              "explain it with p < 0.05 (one-sided sign test; with 42 rows about "
+              "two are expected by chance alone): %s"
+              % (", ".join("%s/%s/%s (%s)" % (r[0], r[1], r[2], r[7]) for r in slow)
+                 or "none"))
     if fails:
         print("\n%d failed runs:" % len(fails))
         for x in fails:
@@ -173,8 +192,8 @@ def instr(path):
 
 
 def main(argv):
-    if len(argv) == 3 and argv[1] == "perf":
-        perf(argv[2])
+    if len(argv) >= 3 and argv[1] == "perf":
+        perf(argv[2:])
     elif len(argv) == 3 and argv[1] == "instr":
         instr(argv[2])
     else:

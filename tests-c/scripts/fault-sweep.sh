@@ -11,7 +11,9 @@
 # valgrind (every FAULT_VALGRIND_EVERY-th point) any memcheck error, or a
 # definite or indirect leak whose allocation passed through librpma.so.0,
 # fails it too. The sweep ends at the first point the run completes without
-# reaching, or after FAULT_MAX_POINTS.
+# reaching (exit 0, no injection), or after FAULT_MAX_POINTS. A run that
+# fails without having made call N is run again; failing so twice fails the
+# point.
 #
 # ARGs go to both sides, except those after an ARG "--client", which go to
 # the client only.
@@ -111,8 +113,11 @@ run_point() {
   fi
   if [ -n "$why" ]; then
     echo "FAIL: $why"
-  elif [ "$injected" = none ]; then
+  elif [ "$injected" = none ] && [ "$rc" = 0 ]; then
     echo "unreached"
+  elif [ "$injected" = none ]; then
+    # the run failed before it made call N: not the end of the sweep
+    echo "early: exit $rc before call $n was made"
   elif [ "$rc" = 0 ]; then
     echo "success"
   else
@@ -129,6 +134,14 @@ for n in $points; do
   [ "$every" -gt 0 ] && [ $((n % every)) -eq 1 -o "$every" -eq 1 ] && vg=1
   t0=$SECONDS
   outcome=$(run_point "$n" "$vg")
+  if [ "${outcome%%:*}" = early ]; then
+    # something outside the injection (a slow guest, the other side) broke
+    # the run; once may be chance, twice is a failure of the point
+    echo "point $n: ${outcome#early: }; running it again. Last lines of both sides:"
+    tail -n 5 "$work/$side.err" "$work/$other.err" "$work/$other.out" 2>/dev/null | sed 's/^/  | /'
+    outcome=$(run_point "$n" "$vg")
+    [ "${outcome%%:*}" = early ] && outcome="FAIL: ${outcome#early: }, twice"
+  fi
   took="$((SECONDS - t0)) s"
   if [ "$outcome" = unreached ]; then
     echo "point $n: not reached (the run completed with fewer calls)"
