@@ -1,11 +1,14 @@
 //! The flush of a connection. Without native RDMA flush, a flush is an
 //! 8-byte RDMA read from the remote region: it completes only after the
 //! writes before it reached the remote memory ("appliance persistency
-//! method"). The read lands in a page of the connection's own.
+//! method"). The read lands in a page that all connections of a peer
+//! share: nothing ever reads what lands there.
 
 use std::ffi::c_void;
 use std::ptr::NonNull;
+use std::sync::atomic::{fence, AtomicUsize, Ordering};
 
+use crate::alloc::try_box;
 use crate::error::{Error, Result};
 use crate::log::Level;
 use crate::mr::{usage, MrLocal, MrRemote};
@@ -148,5 +151,85 @@ impl Drop for Apm {
         drop(self.mr.take());
         // SAFETY: as in delete.
         unsafe { libc::munmap(self.page.as_ptr(), self.len) };
+    }
+}
+
+/// A counted reference to one peer's flush read target. The peer holds one
+/// and each of its connections one; the last to let go deregisters it.
+///
+/// One target per peer rather than per connection (as the C library has
+/// it): registering and deregistering a page for every connection put an
+/// `ibv_reg_mr` on the path of every connection set-up, before the connect
+/// message goes out, for a page whose contents nobody reads. Concurrent
+/// flushes of several connections landing in the same eight bytes do no
+/// harm for the same reason.
+///
+/// Not `Arc`: its allocation cannot fail softly, and a failure here is
+/// `RPMA_E_NOMEM`.
+#[derive(Debug)]
+pub(crate) struct SharedApm(NonNull<Shared>);
+
+#[derive(Debug)]
+struct Shared {
+    users: AtomicUsize,
+    apm: Apm,
+}
+
+// SAFETY: the target is Send + Sync and the count is atomic; like Arc.
+unsafe impl Send for SharedApm {}
+// SAFETY: as above.
+unsafe impl Sync for SharedApm {}
+
+impl SharedApm {
+    pub(crate) fn new(peer: &Peer) -> Result<SharedApm> {
+        let apm = Apm::new(peer)?;
+        let shared = try_box(Shared {
+            users: AtomicUsize::new(1),
+            apm,
+        })?;
+        Ok(SharedApm(NonNull::from(Box::leak(shared))))
+    }
+
+    fn shared(&self) -> &Shared {
+        // SAFETY: the allocation lives while any reference does (this one).
+        unsafe { self.0.as_ref() }
+    }
+
+    /// Another reference to the same target.
+    pub(crate) fn share(&self) -> SharedApm {
+        // Relaxed, as Arc::clone: the new reference comes from a live one.
+        self.shared().users.fetch_add(1, Ordering::Relaxed);
+        SharedApm(self.0)
+    }
+
+    pub(crate) fn mr(&self) -> &MrLocal {
+        self.shared().apm.mr()
+    }
+
+    /// Lets go of this reference; the last one deregisters and unmaps the
+    /// page and reports how that went.
+    pub(crate) fn release(self) -> Result<()> {
+        let ptr = self.0;
+        std::mem::forget(self);
+        // SAFETY: this reference kept the allocation alive until now.
+        if unsafe { ptr.as_ref() }
+            .users
+            .fetch_sub(1, Ordering::Release)
+            != 1
+        {
+            return Ok(());
+        }
+        // Every other reference's use happened before its decrement.
+        fence(Ordering::Acquire);
+        // SAFETY: the count reached zero: no other reference exists, and the
+        // allocation came from Box::leak in `new`.
+        let shared = unsafe { Box::from_raw(ptr.as_ptr()) };
+        shared.apm.delete()
+    }
+}
+
+impl Drop for SharedApm {
+    fn drop(&mut self) {
+        let _ = SharedApm(self.0).release();
     }
 }

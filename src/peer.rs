@@ -2,8 +2,10 @@
 //! protection domain on it, plus what the device can do.
 
 use std::ptr::NonNull;
+use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
+use crate::flush::SharedApm;
 use crate::log::Level;
 use crate::sys;
 use crate::utils;
@@ -17,10 +19,13 @@ pub struct Peer {
     native_atomic_write: bool,
     native_flush: bool,
     iwarp: bool,
+    /// Where the emulated flushes of all the peer's connections read to;
+    /// made with the first connection.
+    flush_target: OnceLock<SharedApm>,
 }
 
-// SAFETY: a PD is a libibverbs object usable from any thread; the peer is
-// never mutated after creation.
+// SAFETY: a PD is a libibverbs object usable from any thread; after
+// creation the peer changes only its flush target, set once (OnceLock).
 unsafe impl Send for Peer {}
 // SAFETY: as above.
 unsafe impl Sync for Peer {}
@@ -68,7 +73,25 @@ impl Peer {
             native_atomic_write: caps.native_atomic_write,
             native_flush: caps.native_flush,
             iwarp,
+            flush_target: OnceLock::new(),
         })
+    }
+
+    /// A reference to the flush read target, made on first use. Set-up
+    /// only: never on the data path. Two first connections racing may both
+    /// make one; the loser releases its own and takes the winner's.
+    pub(crate) fn flush_target(&self) -> Result<SharedApm> {
+        if let Some(t) = self.flush_target.get() {
+            return Ok(t.share());
+        }
+        let made = SharedApm::new(self)?;
+        if let Err(lost) = self.flush_target.set(made) {
+            // The spare is not needed; a failure to release it does not
+            // concern this connection, which uses the winner's.
+            let _ = lost.release();
+        }
+        let t = self.flush_target.get().expect("set just now");
+        Ok(t.share())
     }
 
     pub fn pd(&self) -> *mut sys::ibv_pd {
@@ -100,16 +123,26 @@ impl Peer {
     /// Releases the protection domain. It fails (`RPMA_E_PROVIDER`) while
     /// memory regions, queues or connections still use it; the peer is gone
     /// either way, as in the C library.
-    pub fn delete(self) -> Result<()> {
+    ///
+    /// The peer's reference to the shared flush target goes first; while
+    /// connections remain, the last of them deregisters it.
+    pub fn delete(mut self) -> Result<()> {
+        let flush = self.take_flush_target().map_or(Ok(()), SharedApm::release);
         let pd = self.pd.as_ptr();
         std::mem::forget(self);
         // SAFETY: the PD is ours and released once.
-        check_errno_value("ibv_dealloc_pd", unsafe { sys::ibv_dealloc_pd(pd) })
+        let r = check_errno_value("ibv_dealloc_pd", unsafe { sys::ibv_dealloc_pd(pd) });
+        flush.and(r)
+    }
+
+    fn take_flush_target(&mut self) -> Option<SharedApm> {
+        self.flush_target.take()
     }
 }
 
 impl Drop for Peer {
     fn drop(&mut self) {
+        drop(self.take_flush_target());
         // SAFETY: as in delete.
         unsafe { sys::ibv_dealloc_pd(self.pd.as_ptr()) };
     }

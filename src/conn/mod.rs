@@ -8,7 +8,7 @@ use crate::alloc::{try_box, try_copy};
 use crate::conn_req::{release_parts, Queues};
 use crate::cq::Cq;
 use crate::error::{Error, Result};
-use crate::flush::Apm;
+use crate::flush::SharedApm;
 use crate::log::Level;
 use crate::peer::Peer;
 use crate::peer_cfg::PeerCfg;
@@ -26,7 +26,7 @@ pub struct Conn {
     id: Option<CmId>,
     queues: Option<Queues>,
     evch: Option<EventChannel>,
-    flush: Option<Apm>,
+    flush: Option<SharedApm>,
     /// Set once: at creation on the passive side, at the first ESTABLISHED
     /// event on the active side. Never changed afterwards, so the slice may
     /// be handed out until the connection is deleted.
@@ -83,7 +83,7 @@ impl Conn {
         let evch = self.evch.insert(EventChannel::new()?);
         self.event_fd = evch.fd();
         self.id.as_ref().expect("attached").migrate(evch)?;
-        self.flush = Some(Apm::new(peer)?);
+        self.flush = Some(peer.flush_target()?);
         if let Some(p) = private_data {
             self.private_data.set(p);
         }
@@ -229,7 +229,7 @@ impl Conn {
     fn release(&mut self) -> Result<()> {
         let mut errors = FirstError::default();
         if let Some(f) = self.flush.take() {
-            errors.note(f.delete());
+            errors.note(f.release());
         }
         let Some(id) = self.id.take() else {
             return errors.result();
