@@ -22,7 +22,8 @@
 # example_<pair>_{server,client}), RPMA_TESTING_IP, FAULT_POINTS (a
 # list, separated by spaces or commas, to try instead of 1, 2, ...), FAULT_MAX_POINTS
 # (default 2000), FAULT_VALGRIND_EVERY (0: never; default 0), FAULT_TIMEOUT
-# (default 60), FAULT_SUPP (valgrind suppressions file).
+# (default 60), FAULT_SUPP (valgrind suppressions file), FAULT_PORT_BASE
+# (ports BASE + N, when sweeps run side by side).
 set -u
 pair=$1 side=$2
 shift 2
@@ -43,7 +44,14 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 
 # run_point N VALGRIND: one run; prints the outcome word and sets $why
 run_point() {
-  local n=$1 vg=$2 port=$((20000 + ($$ + n) % 20000)) wrap=() rc spid ipid
+  local n=$1 vg=$2 wrap=() rc spid ipid port
+  # a port of this sweep's own: sweeps running side by side (the lanes of
+  # fault-sweep-lanes.sh) each get a range of their own
+  if [ -n "${FAULT_PORT_BASE:-}" ]; then
+    port=$((FAULT_PORT_BASE + n % 10000))
+  else
+    port=$((20000 + ($$ + n) % 20000))
+  fi
   local limit=$limit
   if [ "$vg" = 1 ]; then
     # valgrind's start alone takes tens of seconds in the TCG guest
