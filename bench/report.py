@@ -69,6 +69,7 @@ def perf(paths):
                 runs[key].setdefault((i, int(d["round"])), {})[d["lib"]] = d
     rows = []
     ratios_all = []
+    behind = []
     for key in order:
         per_round = runs[key]
         def med(lib, field):
@@ -83,6 +84,8 @@ def perf(paths):
         if ratios:
             ratios_all.append(ratio)
         case, size, qd = key
+        if p < 0.05:
+            behind.append("%s/%s/%s (%d/%d, p %.3f)" % (case, size, qd, ahead, len(ratios), p))
         rows.append([case, size, qd if case not in ("conn", "mr") else "-",
                      fmt_num(med("c", "ops_s")), fmt_num(med("ours", "ops_s")),
                      "%.2f" % ratio,
@@ -98,12 +101,10 @@ def perf(paths):
               % (len(ratios_all), gm,
                  ", ".join("%s/%s/%s (%s)" % (r[0], r[1], r[2], r[5]) for r in rows
                            if r[5] != "nan" and float(r[5]) < 0.90) or "none"))
-        slow = [r for r in rows if float(r[7].rpartition("p ")[2]) < 0.05]
         print("rows where ours was behind in so many rounds that equal speed would "
-              "explain it with p < 0.05 (one-sided sign test; with 42 rows about "
-              "two are expected by chance alone): %s"
-              % (", ".join("%s/%s/%s (%s)" % (r[0], r[1], r[2], r[7]) for r in slow)
-                 or "none"))
+              "explain it only with p < 0.05 (one-sided sign test; chance alone "
+              "gives about %d of %d rows): %s"
+              % (round(0.05 * len(ratios_all)), len(ratios_all), ", ".join(behind) or "none"))
     if fails:
         print("\n%d failed runs:" % len(fails))
         for x in fails:
