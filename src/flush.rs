@@ -157,10 +157,11 @@ impl Drop for Apm {
 /// A counted reference to one peer's flush read target. The peer holds one
 /// and each of its connections one; the last to let go deregisters it.
 ///
-/// One target per peer rather than per connection (as the C library has
-/// it): registering and deregistering a page for every connection put an
-/// `ibv_reg_mr` on the path of every connection set-up, before the connect
-/// message goes out, for a page whose contents nobody reads. Concurrent
+/// One target per peer, made with the peer, rather than per connection (as
+/// the C library has it): registering and deregistering a page for every
+/// connection put an `ibv_reg_mr` on the path of every connection set-up,
+/// before the connect message goes out, for a page whose contents nobody
+/// reads. Concurrent
 /// flushes of several connections landing in the same eight bytes do no
 /// harm for the same reason.
 ///

@@ -2,7 +2,6 @@
 //! protection domain on it, plus what the device can do.
 
 use std::ptr::NonNull;
-use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 use crate::flush::SharedApm;
@@ -19,13 +18,14 @@ pub struct Peer {
     native_atomic_write: bool,
     native_flush: bool,
     iwarp: bool,
-    /// Where the emulated flushes of all the peer's connections read to;
-    /// made with the first connection.
-    flush_target: OnceLock<SharedApm>,
+    /// Where the emulated flushes of all the peer's connections read to.
+    /// Made with the peer, before any other thread can see it, so the
+    /// connections only ever share it (taken only when the peer goes).
+    flush_target: Option<SharedApm>,
 }
 
-// SAFETY: a PD is a libibverbs object usable from any thread; after
-// creation the peer changes only its flush target, set once (OnceLock).
+// SAFETY: a PD is a libibverbs object usable from any thread; the peer is
+// not mutated after creation (the flush target's count is atomic).
 unsafe impl Send for Peer {}
 // SAFETY: as above.
 unsafe impl Sync for Peer {}
@@ -67,31 +67,26 @@ impl Peer {
         };
         // SAFETY: ctx is live; device is set by libibverbs for every context.
         let iwarp = unsafe { (*(*ctx).device).transport_type } == sys::IBV_TRANSPORT_IWARP;
-        Ok(Peer {
+        let mut peer = Peer {
             pd,
             odp_capable: caps.odp,
             native_atomic_write: caps.native_atomic_write,
             native_flush: caps.native_flush,
             iwarp,
-            flush_target: OnceLock::new(),
-        })
+            flush_target: None,
+        };
+        // On failure the peer drops, and with it the PD.
+        peer.flush_target = Some(SharedApm::new(&peer)?);
+        Ok(peer)
     }
 
-    /// A reference to the flush read target, made on first use. Set-up
-    /// only: never on the data path. Two first connections racing may both
-    /// make one; the loser releases its own and takes the winner's.
-    pub(crate) fn flush_target(&self) -> Result<SharedApm> {
-        if let Some(t) = self.flush_target.get() {
-            return Ok(t.share());
-        }
-        let made = SharedApm::new(self)?;
-        if let Err(lost) = self.flush_target.set(made) {
-            // The spare is not needed; a failure to release it does not
-            // concern this connection, which uses the winner's.
-            let _ = lost.release();
-        }
-        let t = self.flush_target.get().expect("set just now");
-        Ok(t.share())
+    /// A reference to the flush read target. Set-up only: never on the
+    /// data path.
+    pub(crate) fn flush_target(&self) -> SharedApm {
+        self.flush_target
+            .as_ref()
+            .expect("made with the peer")
+            .share()
     }
 
     pub fn pd(&self) -> *mut sys::ibv_pd {

@@ -83,7 +83,7 @@ impl Conn {
         let evch = self.evch.insert(EventChannel::new()?);
         self.event_fd = evch.fd();
         self.id.as_ref().expect("attached").migrate(evch)?;
-        self.flush = Some(peer.flush_target()?);
+        self.flush = Some(peer.flush_target());
         if let Some(p) = private_data {
             self.private_data.set(p);
         }

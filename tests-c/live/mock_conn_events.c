@@ -15,7 +15,12 @@
  *   data;
  * - rpma_conn_delete returns RPMA_E_PROVIDER when rdma_destroy_id(),
  *   ibv_destroy_cq() or ibv_dereg_mr() (of the flush buffer) fails, and
- *   still frees the connection and sets *conn_ptr to NULL.
+ *   still frees the connection and sets *conn_ptr to NULL. The flush buffer
+ *   is deregistered by the connection's deletion in the C library and, in
+ *   ours, where connections share their peer's, by the last user: the peer
+ *   is deleted first (RPMA_E_PROVIDER in both: the connection still uses
+ *   the protection domain), so that the connection's deletion deregisters
+ *   it in both libraries.
  * The destroy/ack mocks fail after doing the real work, so nothing is left
  * for the peer or the CM to wait for.
  */
@@ -147,6 +152,8 @@ main(void)
 	EXPECT_INT(pdata.len, 0);
 	server_closes();
 	c_expect_event(conn, RPMA_CONN_CLOSED);
+	EXPECT_INT(rpma_peer_delete(&peer), RPMA_E_PROVIDER);
+	EXPECT_TRUE(peer == NULL);
 	delete_fails(&conn, "ibv_dereg_mr");
 
 	return c_end(peer);
