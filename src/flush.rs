@@ -161,9 +161,8 @@ impl Drop for Apm {
 /// the C library has it): registering and deregistering a page for every
 /// connection put an `ibv_reg_mr` on the path of every connection set-up,
 /// before the connect message goes out, for a page whose contents nobody
-/// reads. Concurrent
-/// flushes of several connections landing in the same eight bytes do no
-/// harm for the same reason.
+/// reads. Concurrent flushes of several connections landing in the same
+/// eight bytes do no harm for the same reason.
 ///
 /// Not `Arc`: its allocation cannot fail softly, and a failure here is
 /// `RPMA_E_NOMEM`.

@@ -122,22 +122,18 @@ impl Peer {
     /// The peer's reference to the shared flush target goes first; while
     /// connections remain, the last of them deregisters it.
     pub fn delete(mut self) -> Result<()> {
-        let flush = self.take_flush_target().map_or(Ok(()), SharedApm::release);
+        let flush = self.flush_target.take().map_or(Ok(()), SharedApm::release);
         let pd = self.pd.as_ptr();
         std::mem::forget(self);
         // SAFETY: the PD is ours and released once.
         let r = check_errno_value("ibv_dealloc_pd", unsafe { sys::ibv_dealloc_pd(pd) });
         flush.and(r)
     }
-
-    fn take_flush_target(&mut self) -> Option<SharedApm> {
-        self.flush_target.take()
-    }
 }
 
 impl Drop for Peer {
     fn drop(&mut self) {
-        drop(self.take_flush_target());
+        drop(self.flush_target.take());
         // SAFETY: as in delete.
         unsafe { sys::ibv_dealloc_pd(self.pd.as_ptr()) };
     }
