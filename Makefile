@@ -6,6 +6,10 @@
 #                   install, SoftRoCE
 #   make install    PREFIX=/usr/local [DESTDIR=] [LIBDIR=$(PREFIX)/lib] [NO_BUILD=1: install what is built]
 #   make header     regenerate include/librpma.h from src/capi
+#   make bindings   regenerate src/sys/bindings.rs from Debian 13's rdma-core headers
+#   make deb        build the librpma0 and librpma-dev packages into build/deb
+#
+# demo, check and deb first install what the machine lacks (scripts/setup.sh).
 
 CARGO   ?= cargo
 PREFIX  ?= /usr/local
@@ -23,7 +27,8 @@ BUILD   := build
 LIB     := $(BUILD)/lib/librpma.so.0
 CTEST_DIR := $(BUILD)/tests-c
 
-.PHONY: all lib fault-lib demo check check-rust check-c header install uninstall clean FORCE
+.PHONY: all lib fault-lib demo check check-rust check-c check-deb header bindings deb trixie-root \
+	install uninstall clean FORCE
 
 all: lib
 
@@ -42,12 +47,21 @@ fault-lib: FORCE
 	mkdir -p $(BUILD)/fault
 	cp target/fault/release/librpma.so $(FAULT_LIB).tmp && mv $(FAULT_LIB).tmp $(FAULT_LIB)
 
-demo: lib
+demo:
+	scripts/setup.sh demo
+	$(MAKE) lib
 	scripts/demo.sh
 
-check: check-rust check-c
+check:
+	scripts/setup.sh check
+	$(MAKE) check-rust deb check-c
 
-check-rust:
+# The Debian 13 root of the SoftRoCE harness (cached); its rdma-core headers
+# are the ones the committed bindings are generated from.
+trixie-root:
+	softroce/stack-root trixie
+
+check-rust: trixie-root
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) test
@@ -62,22 +76,37 @@ check-c: lib fault-lib
 header:
 	RPMA_UPDATE_HEADER=1 $(CARGO) test --test header
 
+bindings: trixie-root
+	RPMA_UPDATE_BINDINGS=1 $(CARGO) test --test bindings
+
+# Binary packages with Debian's own tools; dpkg-buildpackage writes them
+# beside the source tree, from where they are moved into build/deb.
+DEB_VERSION = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
+deb:
+	scripts/setup.sh deb
+	dpkg-buildpackage -b -us -uc
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb
+	mv ../librpma0_$(DEB_VERSION)_*.deb ../librpma-dev_$(DEB_VERSION)_*.deb \
+		../librpma0-dbgsym_$(DEB_VERSION)_*.*deb ../rpma-rs_$(DEB_VERSION)_*.buildinfo \
+		../rpma-rs_$(DEB_VERSION)_*.changes $(BUILD)/deb/
+	lintian --fail-on error $(BUILD)/deb/*.changes
+
 install: $(if $(NO_BUILD),,lib)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
-		$(DESTDIR)$(LIBDIR)/librpma/cmake $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+		$(DESTDIR)$(LIBDIR)/cmake/librpma $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 0755 $(LIB) $(DESTDIR)$(LIBDIR)/librpma.so.0
 	ln -sf librpma.so.0 $(DESTDIR)$(LIBDIR)/librpma.so
 	install -m 0644 include/librpma.h $(DESTDIR)$(INCLUDEDIR)/librpma.h
 	$(SUBST) pkgconfig/librpma.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/librpma.pc
-	$(SUBST) cmake/librpma-config.cmake.in > $(DESTDIR)$(LIBDIR)/librpma/cmake/librpma-config.cmake
-	$(SUBST) cmake/librpma-config-version.cmake.in > $(DESTDIR)$(LIBDIR)/librpma/cmake/librpma-config-version.cmake
+	$(SUBST) cmake/librpma-config.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/librpma/librpma-config.cmake
+	$(SUBST) cmake/librpma-config-version.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/librpma/librpma-config-version.cmake
 	install -m 0644 man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 0644 man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/librpma.so.0 $(DESTDIR)$(LIBDIR)/librpma.so $(DESTDIR)$(INCLUDEDIR)/librpma.h \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/librpma.pc
-	rm -rf $(DESTDIR)$(LIBDIR)/librpma
+	rm -rf $(DESTDIR)$(LIBDIR)/cmake/librpma
 	for f in man/man3/*.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$${f##*/}; done
 	rm -f $(DESTDIR)$(MANDIR)/man7/librpma.7
 

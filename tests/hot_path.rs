@@ -16,7 +16,11 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.unwrap().path();
         if path.is_dir() {
             sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+        } else if path.extension().is_some_and(|e| e == "rs")
+            // bindgen's output describes C's types (pthread_mutex_t among
+            // them); it holds no code of ours.
+            && !path.ends_with("sys/bindings.rs")
+        {
             out.push(path);
         }
     }

@@ -14,8 +14,8 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 make -s -C "$root" install NO_BUILD=1 PREFIX=/usr/local DESTDIR="$work/stage" >/dev/null || bad "make install DESTDIR= failed"
 for f in usr/local/lib/librpma.so.0 usr/local/lib/librpma.so usr/local/include/librpma.h \
-         usr/local/lib/pkgconfig/librpma.pc usr/local/lib/librpma/cmake/librpma-config.cmake \
-         usr/local/lib/librpma/cmake/librpma-config-version.cmake usr/local/share/man/man7/librpma.7 \
+         usr/local/lib/pkgconfig/librpma.pc usr/local/lib/cmake/librpma/librpma-config.cmake \
+         usr/local/lib/cmake/librpma/librpma-config-version.cmake usr/local/share/man/man7/librpma.7 \
          usr/local/share/man/man3/rpma_err_2str.3; do
   [ -e "$work/stage/$f" ] || bad "DESTDIR install lacks /$f"
 done

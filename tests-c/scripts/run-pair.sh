@@ -14,10 +14,12 @@
 # program may run, default 60), RUN_PAIR_VALGRIND (a suppressions file:
 # both programs run under valgrind memcheck, and any error or definite leak
 # fails the run), RUN_PAIR_PRELOAD (non-empty: each library is forced in
-# with LD_PRELOAD instead of found through LD_LIBRARY_PATH).
+# with LD_PRELOAD instead of found through LD_LIBRARY_PATH), RUN_PAIR_SYSTEM
+# (non-empty: neither; the programs find librpma.so.0 where the system's
+# loader does, and each LIB names the file that must serve them).
 set -u
 if [ $# -lt 4 ]; then
-  sed -n '2,19s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,21s/^# \{0,1\}//p' "$0" >&2
   exit 2
 fi
 extra=("${@:5}")
@@ -64,9 +66,10 @@ trap cleanup EXIT
 # program itself, so only the program is traced, not timeout(1).
 start() {
   local side=$1
-  local load=LD_LIBRARY_PATH="${dir[$side]}"
-  [ -n "${RUN_PAIR_PRELOAD:-}" ] && load=LD_PRELOAD="${lib[$side]}"
-  timeout -k 5 "$limit" env "$load" \
+  local load=(LD_LIBRARY_PATH="${dir[$side]}")
+  [ -n "${RUN_PAIR_PRELOAD:-}" ] && load=(LD_PRELOAD="${lib[$side]}")
+  [ -n "${RUN_PAIR_SYSTEM:-}" ] && load=(-u LD_LIBRARY_PATH -u LD_PRELOAD)
+  timeout -k 5 "$limit" env "${load[@]}" \
     LD_DEBUG=files LD_DEBUG_OUTPUT="$work/$side.trace" \
     "${wrap[@]}" "${bin[$side]}" "$ip" "$port" "${extra[@]}" >"$work/$side.out" 2>&1 </dev/null &
   pid[$side]=$!

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# setup.sh -- install what this machine lacks for one of the project's tasks.
+#
+# usage: scripts/setup.sh build|demo|check|deb [--print]
+#
+#   build   compile build/lib/librpma.so.0 (no libclang: the bindings are committed)
+#   demo    build, plus SoftRoCE (QEMU) and Debian's C librpma to compare with
+#   check   everything `make check` runs: C tests, ABI tools, fuzzing, packaging
+#   deb     `make deb`: Debian's packaging tools
+#   --print only print the missing Debian packages, one line, and exit
+#
+# This is the one list of what the project needs: `make demo`, `make check`,
+# `make deb` and .ci/run all call it. It knows Debian 12 (bookworm) and
+# Debian 13 (trixie); other releases get the bookworm names. As root it
+# installs what is missing with apt-get (saying what it installs); as
+# another user it prints the `sudo apt-get install` line and exits 1 before
+# anything is built.
+set -euo pipefail
+
+task=${1:-}
+case $task in build | demo | check | deb) ;; *) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 2 ;; esac
+print_only=${2:-}
+
+say() { echo "setup: $*" >&2; }
+
+# shellcheck disable=SC1091
+release=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-unknown}")
+
+# Debian packages per task; each task includes the one before it.
+build_pkgs=(make gcc pkg-config libibverbs-dev librdmacm-dev)
+demo_pkgs=(qemu-system-x86 cpio iproute2 ibverbs-providers librpma0 xz-utils zstd binutils)
+deb_pkgs=(dpkg-dev debhelper fakeroot lintian)
+check_pkgs=(g++ cmake libclang-dev librpma-dev abigail-tools groff-base man-db valgrind
+  mmdebstrap "${deb_pkgs[@]}")
+
+# Names that differ between releases, per release: [bookworm name]=its name there.
+# (None of the packages above is renamed in trixie today; the Rust toolchain,
+# below, is what differs.)
+declare -A renamed=()
+case $release in
+  trixie) renamed=() ;;
+esac
+
+wanted=()
+case $task in
+  build) wanted=("${build_pkgs[@]}") ;;
+  demo) wanted=("${build_pkgs[@]}" "${demo_pkgs[@]}") ;;
+  deb) wanted=("${build_pkgs[@]}" "${deb_pkgs[@]}") ;;
+  check) wanted=("${build_pkgs[@]}" "${demo_pkgs[@]}" "${check_pkgs[@]}") ;;
+esac
+
+missing=()
+for p in "${wanted[@]}"; do
+  p=${renamed[$p]:-$p}
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | awk 'NF && !seen[$0]++')
+
+if [ -n "$print_only" ]; then
+  echo "${missing[*]}"
+  exit 0
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    say "'$task' needs Debian packages that are not installed. Install them with:"
+    echo "  sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+  say "installing for '$task' (Debian $release): ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Rust: Debian 13's own cargo is new enough (1.85); Debian 12's (1.63) is not.
+if ! command -v cargo >/dev/null; then
+  if [ "$release" = trixie ] && [ "$(id -u)" = 0 ]; then
+    say "installing for '$task': cargo rustc (Debian's Rust toolchain)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends cargo rustc >/dev/null
+  else
+    say "no cargo: install Rust 1.85 or newer (rustup on Debian 12; 'apt-get install cargo' on Debian 13)"
+    exit 1
+  fi
+fi
+
+# The short fuzz runs of `make check` need cargo-fuzz.
+if [ "$task" = check ] && ! cargo fuzz --version >/dev/null 2>&1; then
+  say "installing for '$task': cargo-fuzz (cargo install)"
+  cargo install --quiet --locked cargo-fuzz
+fi
+exit 0
