@@ -14,10 +14,11 @@ use crate::cq::Cq;
 use crate::error::{Error, Result};
 use crate::log::Level;
 use crate::mr::MrLocal;
+use crate::native::QpNative;
 use crate::peer::Peer;
 use crate::post;
 use crate::sys;
-use crate::verbs::{AddrInfo, CmId, CompChannel, FirstError};
+use crate::verbs::{provider_failed_with, AddrInfo, CmId, CompChannel, FirstError};
 
 /// The queues of one connection: the main CQ, the optional receive CQ, the
 /// optional shared completion channel, and the QP on the cm id.
@@ -26,6 +27,8 @@ pub(crate) struct Queues {
     pub(crate) cq: Cq,
     pub(crate) rcq: Option<Cq>,
     pub(crate) shared: Option<CompChannel>,
+    /// The native operations the QP has.
+    pub(crate) native: QpNative,
 }
 
 impl Queues {
@@ -73,8 +76,44 @@ impl Queues {
             pd: peer.pd(),
             ..Default::default()
         };
-        id.create_qp(&mut attr)?;
-        Ok(Queues { cq, rcq, shared })
+        let native = create_qp(peer, id, &mut attr)?;
+        Ok(Queues {
+            cq,
+            rcq,
+            shared,
+            native,
+        })
+    }
+}
+
+/// Creates the QP, asking for the native operations the peer's device has
+/// (as the C library does). A provider older than the kernel does not know
+/// them and refuses the QP; it is then made again without them, and the
+/// connection emulates (the C library fails the connection instead).
+fn create_qp(peer: &Peer, id: &CmId, attr: &mut sys::ibv_qp_init_attr_ex) -> Result<QpNative> {
+    let asked = peer.native();
+    let ops = asked.send_ops_flags();
+    if ops == 0 {
+        id.create_qp(attr)?;
+        return Ok(QpNative::default());
+    }
+    attr.comp_mask |= sys::IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+    attr.send_ops_flags = ops;
+    match id.try_create_qp(attr) {
+        // SAFETY: the QP was just created with exactly these send_ops_flags.
+        Ok(()) => Ok(unsafe { QpNative::of(id.qp(), asked) }),
+        Err(libc::EOPNOTSUPP | libc::EINVAL) => {
+            rpma_log!(
+                Level::Info,
+                "rpma_peer_setup_qp",
+                "The provider does not support native flush or atomic write - the emulations will be used for this connection."
+            );
+            attr.comp_mask &= !sys::IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+            attr.send_ops_flags = 0;
+            id.create_qp(attr)?;
+            Ok(QpNative::default())
+        }
+        Err(e) => Err(provider_failed_with("rdma_create_qp_ex", e)),
     }
 }
 

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::log::Level;
 use crate::mr::{usage, MrLocal, MrRemote};
 use crate::peer::Peer;
+use crate::sys;
 use crate::verbs::{errno, Errno};
 
 /// How far a flush pushes the data written before it.
@@ -29,6 +30,17 @@ pub enum FlushType {
 }
 
 impl FlushType {
+    /// The placement of a native flush: the C library passes 0 for a type
+    /// it does not know.
+    #[inline]
+    pub(crate) fn placement(self) -> u8 {
+        match self {
+            FlushType::Persistent => sys::IBV_FLUSH_PERSISTENT as u8,
+            FlushType::Visibility => sys::IBV_FLUSH_GLOBAL as u8,
+            FlushType::Other => 0,
+        }
+    }
+
     pub fn from_c(value: std::ffi::c_int) -> FlushType {
         match value {
             0 => FlushType::Persistent,

@@ -20,6 +20,7 @@ pub mod error;
 mod fault;
 mod flush;
 pub mod mr;
+mod native;
 pub mod peer;
 pub mod peer_cfg;
 mod post;

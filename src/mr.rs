@@ -34,9 +34,13 @@ pub mod usage {
 /// Size of a memory-region descriptor in bytes.
 pub const DESCRIPTOR_SIZE: usize = 21;
 
-/// The access a region gets for `usage`: exactly what each use needs, no
-/// more (remote write only for WRITE_DST, remote read only for READ_SRC and
-/// the flush uses, which are emulated by reads).
+/// The access a region gets for `usage`: what each use needs, no more
+/// (remote write only for WRITE_DST, remote read only for READ_SRC and the
+/// flush uses). A flush use is granted for both ways a peer may flush: the
+/// emulated one (an 8-byte RDMA READ: C 1.2.0, and any peer without native
+/// flush) and, when the device has native flush, the native FLUSH of that
+/// placement (C 1.3.0 and ours). See rpma_mr_reg(3) for why the read right
+/// this adds is no wider than what the region already exposes.
 fn access_for(peer: &Peer, usage: i32) -> c_int {
     let mut access = 0;
     if usage & usage::READ_SRC != 0 {
@@ -56,9 +60,15 @@ fn access_for(peer: &Peer, usage: i32) -> c_int {
         access |= sys::IBV_ACCESS_REMOTE_WRITE | sys::IBV_ACCESS_LOCAL_WRITE;
     }
     if usage & usage::FLUSH_TYPES != 0 {
-        // This build always emulates flush with an RDMA read (see
-        // utils::query_caps).
         access |= sys::IBV_ACCESS_REMOTE_READ;
+        if peer.native().flush {
+            if usage & usage::FLUSH_TYPE_VISIBILITY != 0 {
+                access |= sys::IBV_ACCESS_FLUSH_GLOBAL;
+            }
+            if usage & usage::FLUSH_TYPE_PERSISTENT != 0 {
+                access |= sys::IBV_ACCESS_FLUSH_PERSISTENT;
+            }
+        }
     }
     if usage & usage::RECV != 0 {
         access |= sys::IBV_ACCESS_LOCAL_WRITE;
@@ -92,9 +102,24 @@ impl MrLocal {
         if ptr.is_null() || size == 0 || usage == 0 || usage & !usage::ALL != 0 {
             return Err(Error::Inval);
         }
-        let access = access_for(peer, usage);
+        let mut access = access_for(peer, usage);
         // SAFETY: the PD is live; the memory is the caller's (contract).
         let mut mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, access) };
+        let persistent = sys::IBV_ACCESS_FLUSH_PERSISTENT as c_int;
+        if mr.is_null() && errno() == libc::EINVAL && access & persistent != 0 {
+            // The device grants native persistent flush only on persistent
+            // memory (rxe: EINVAL elsewhere; the C library fails here). The
+            // region is still flushable the emulated way, and natively to
+            // visibility when asked.
+            rpma_log!(
+                Level::Info,
+                "rpma_mr_reg",
+                "The memory does not support native flush to persistency - it can be flushed with RDMA read only."
+            );
+            access &= !persistent;
+            // SAFETY: as above.
+            mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, access) };
+        }
         if mr.is_null() && errno() == libc::EOPNOTSUPP && peer.is_odp_capable() {
             // Memory the kernel cannot pin (file-backed DAX) can still be
             // registered for on-demand paging.

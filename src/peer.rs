@@ -6,6 +6,7 @@ use std::ptr::NonNull;
 use crate::error::{Error, Result};
 use crate::flush::SharedApm;
 use crate::log::Level;
+use crate::native::{DeviceNative, Switch};
 use crate::sys;
 use crate::utils;
 use crate::verbs::{check_errno_value, errno, provider_failed_with, set_errno};
@@ -15,8 +16,7 @@ use crate::verbs::{check_errno_value, errno, provider_failed_with, set_errno};
 pub struct Peer {
     pd: NonNull<sys::ibv_pd>,
     odp_capable: bool,
-    native_atomic_write: bool,
-    native_flush: bool,
+    native: DeviceNative,
     iwarp: bool,
     /// Where the emulated flushes of all the peer's connections read to.
     /// Made with the peer, before any other thread can see it, so the
@@ -38,15 +38,15 @@ impl Peer {
     /// `ctx` is a live `ibv_context` that outlives the peer.
     pub unsafe fn new(ctx: NonNull<sys::ibv_context>) -> Result<Peer> {
         let ctx = ctx.as_ptr();
-        let caps = utils::query_caps(ctx)?;
-        if !caps.native_atomic_write {
+        let caps = utils::query_caps(ctx, Switch::from_env())?;
+        if !caps.native.atomic_write {
             rpma_log!(
                 Level::Info,
                 "rpma_peer_new",
                 "Native atomic write is not supported - ordinary RDMA write will be used instead."
             );
         }
-        if !caps.native_flush {
+        if !caps.native.flush {
             rpma_log!(
                 Level::Info,
                 "rpma_peer_new",
@@ -70,8 +70,7 @@ impl Peer {
         let mut peer = Peer {
             pd,
             odp_capable: caps.odp,
-            native_atomic_write: caps.native_atomic_write,
-            native_flush: caps.native_flush,
+            native: caps.native,
             iwarp,
             flush_target: None,
         };
@@ -104,11 +103,16 @@ impl Peer {
     }
 
     pub fn has_native_atomic_write(&self) -> bool {
-        self.native_atomic_write
+        self.native.atomic_write
     }
 
     pub fn has_native_flush(&self) -> bool {
-        self.native_flush
+        self.native.flush
+    }
+
+    /// The native operations its QPs ask the provider for.
+    pub(crate) fn native(&self) -> DeviceNative {
+        self.native
     }
 
     pub fn is_iwarp(&self) -> bool {

@@ -37,7 +37,7 @@ impl Completion {
     }
 
     #[inline]
-    fn send_flags(self) -> u32 {
+    pub(crate) fn send_flags(self) -> u32 {
         match self {
             Completion::Always => sys::IBV_SEND_SIGNALED,
             Completion::OnError => 0,

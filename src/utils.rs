@@ -4,6 +4,7 @@ use std::ffi::CStr;
 use std::ptr::NonNull;
 
 use crate::error::Result;
+use crate::native::{DeviceNative, Switch};
 use crate::sys;
 use crate::verbs::{provider_failed_with, AddrInfo, CmId};
 
@@ -93,17 +94,14 @@ pub fn get_ibv_context(
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Caps {
     pub odp: bool,
-    pub native_atomic_write: bool,
-    pub native_flush: bool,
+    pub native: DeviceNative,
 }
 
-/// Queries the device once for all capabilities.
-///
-/// Native atomic write and native flush need rdma-core 45 or newer at build
-/// time (the `ibv_wr_atomic_write`/`ibv_wr_flush` verbs); like the C library
-/// built against an older rdma-core, this build uses their emulations and
-/// reports both as absent.
-pub(crate) fn query_caps(ctx: *mut sys::ibv_context) -> Result<Caps> {
+/// Queries the device once for all capabilities. The native operations are
+/// read from the kernel's `device_cap_flags_ex`, whatever rdma-core this
+/// was built with; whether the provider has them too is known only when a
+/// QP is made (see `native`). `switch` turns them off per process.
+pub(crate) fn query_caps(ctx: *mut sys::ibv_context, switch: Switch) -> Result<Caps> {
     let mut attr: sys::ibv_device_attr_ex = Default::default();
     // SAFETY: ctx is a live context; attr is writable; no input struct.
     let ret = unsafe { sys::ibv_query_device_ex(ctx, std::ptr::null(), &mut attr) };
@@ -115,8 +113,7 @@ pub(crate) fn query_caps(ctx: *mut sys::ibv_context) -> Result<Caps> {
     let rw = sys::IBV_ODP_SUPPORT_WRITE | sys::IBV_ODP_SUPPORT_READ;
     Ok(Caps {
         odp: general && rc & rw == rw,
-        native_atomic_write: false,
-        native_flush: false,
+        native: DeviceNative::from_cap_flags(attr.device_cap_flags_ex, switch),
     })
 }
 
@@ -125,7 +122,7 @@ pub(crate) fn query_caps(ctx: *mut sys::ibv_context) -> Result<Caps> {
 /// # Safety
 /// `ctx` is a live `ibv_context`.
 pub unsafe fn ibv_context_is_odp_capable(ctx: NonNull<sys::ibv_context>) -> Result<bool> {
-    query_caps(ctx.as_ptr()).map(|c| c.odp)
+    query_caps(ctx.as_ptr(), Switch::from_env()).map(|c| c.odp)
 }
 
 #[cfg(test)]

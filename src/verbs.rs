@@ -436,10 +436,20 @@ impl CmId {
     }
 
     pub(crate) fn create_qp(&self, attr: &mut sys::ibv_qp_init_attr_ex) -> Result<()> {
+        self.try_create_qp(attr)
+            .map_err(|e| provider_failed_with("rdma_create_qp_ex", e))
+    }
+
+    /// `create_qp` that logs nothing: the errno of a failure.
+    pub(crate) fn try_create_qp(
+        &self,
+        attr: &mut sys::ibv_qp_init_attr_ex,
+    ) -> std::result::Result<(), c_int> {
         // SAFETY: the id is live; attr names live CQs/PD/SRQ of its device.
-        check("rdma_create_qp_ex", unsafe {
-            sys::rdma_create_qp_ex(self.as_ptr(), attr)
-        })
+        match unsafe { sys::rdma_create_qp_ex(self.as_ptr(), attr) } {
+            0 => Ok(()),
+            _ => Err(errno()),
+        }
     }
 
     pub(crate) fn destroy_qp(&self) {

@@ -10,6 +10,7 @@ use crate::cq::Cq;
 use crate::error::{Error, Result};
 use crate::flush::SharedApm;
 use crate::log::Level;
+use crate::native::QpNative;
 use crate::peer::Peer;
 use crate::peer_cfg::PeerCfg;
 use crate::sys;
@@ -37,6 +38,7 @@ pub struct Conn {
     /// (a failed check would be a panic, and the unwinding code for it costs
     /// every call). Valid from `attach` until the connection is released.
     qp: *mut sys::ibv_qp,
+    native: QpNative,
     event_fd: c_int,
     /// An incoming request not accepted yet: releasing it rejects it.
     unanswered: bool,
@@ -44,7 +46,7 @@ pub struct Conn {
 
 // SAFETY: the cm id, event channel, CQs, QP and MR are librdmacm/libibverbs
 // objects usable from any thread. After creation the only mutable state is
-// the private-data cell (itself Sync) and the AtomicBool; the QP pointer and
+// the private-data cell (itself Sync) and the AtomicBool; the QP pointers and
 // event fd are plain copies; everything else changes only in
 // `delete(self)`/Drop, which own the connection.
 unsafe impl Send for Conn {}
@@ -62,6 +64,7 @@ impl Conn {
             private_data: Default::default(),
             direct_write_to_pmem: AtomicBool::new(false),
             qp: std::ptr::null_mut(),
+            native: QpNative::default(),
             event_fd: -1,
             unanswered: false,
         })
@@ -72,6 +75,7 @@ impl Conn {
     /// before `accept` rejects it.
     pub(crate) fn attach(&mut self, id: CmId, queues: Queues, incoming: bool) {
         self.qp = id.qp();
+        self.native = queues.native;
         self.id = Some(id);
         self.queues = Some(queues);
         self.unanswered = incoming;

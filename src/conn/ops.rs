@@ -82,9 +82,9 @@ impl Conn {
     }
 
     /// Writes 8 bytes to an 8-byte aligned offset of the remote region in
-    /// one piece. Without native atomic write it is an inline RDMA write
-    /// (so `src` needs no registration) fenced behind earlier reads, which
-    /// keeps it after the flushes posted before it.
+    /// one piece: a native RDMA ATOMIC WRITE where the QP has it; otherwise
+    /// an inline RDMA write (so `src` needs no registration) fenced behind
+    /// earlier reads, which keeps it after the flushes posted before it.
     #[inline]
     pub fn atomic_write(
         &self,
@@ -96,6 +96,16 @@ impl Conn {
     ) -> Result<()> {
         if dst_offset % ATOMIC_WRITE_LEN != 0 {
             return Err(Error::Inval);
+        }
+        if self.native.atomic_write {
+            let remote = Remote::at(dst, dst_offset);
+            return self.native.atomic_write(
+                remote.rkey,
+                remote.addr,
+                src,
+                completion.send_flags(),
+                post::wr_id(op_context),
+            );
         }
         let sge = sys::ibv_sge {
             addr: src.as_ptr() as u64,
@@ -123,7 +133,18 @@ impl Conn {
         op_context: *const c_void,
     ) -> Result<()> {
         flush::check(kind, self.direct_write_to_pmem(), dst)?;
-        let _ = len; // the emulation reads a fixed amount
+        if self.native.flush {
+            let remote = Remote::at(dst, dst_offset);
+            return self.native.flush(
+                remote.rkey,
+                remote.addr,
+                len,
+                kind.placement(),
+                completion.send_flags(),
+                post::wr_id(op_context),
+            );
+        }
+        // The emulation reads a fixed amount, whatever `len`.
         let target = self.flush_target();
         SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
             .sge(Some(target.sge(0, flush::READ_LEN)))

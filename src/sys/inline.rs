@@ -14,7 +14,7 @@
 
 use std::ffi::c_int;
 
-use super::raw::{ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wc};
+use super::raw::{ibv_cq, ibv_qp, ibv_qp_ex, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wc};
 
 /// # Safety
 /// `qp` is a live QP of an initialized context; the lists are as for the
@@ -70,4 +70,21 @@ pub unsafe fn ibv_poll_cq(cq: *mut ibv_cq, num_entries: c_int, wc: *mut ibv_wc) 
 pub unsafe fn ibv_req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
     // SAFETY: caller contract; the op is never NULL (see the module doc).
     unsafe { ((*(*cq).context).ops.req_notify_cq.unwrap_unchecked())(cq, solicited_only) }
+}
+
+/// # Safety
+/// `qp` is the extended QP of a live QP created with `send_ops_flags`; the
+/// provider always sets `wr_start` for such a QP.
+#[inline(always)]
+pub unsafe fn ibv_wr_start(qp: *mut ibv_qp_ex) {
+    // SAFETY: caller contract.
+    unsafe { ((*qp).wr_start.unwrap_unchecked())(qp) }
+}
+
+/// # Safety
+/// As for [`ibv_wr_start`], after it.
+#[inline(always)]
+pub unsafe fn ibv_wr_complete(qp: *mut ibv_qp_ex) -> c_int {
+    // SAFETY: caller contract; set together with wr_start.
+    unsafe { ((*qp).wr_complete.unwrap_unchecked())(qp) }
 }

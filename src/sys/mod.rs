@@ -31,7 +31,10 @@ pub use raw::*;
 #[cfg(not(feature = "fault-injection"))]
 mod inline;
 #[cfg(not(feature = "fault-injection"))]
-pub use inline::{ibv_poll_cq, ibv_post_recv, ibv_post_send, ibv_post_srq_recv, ibv_req_notify_cq};
+pub use inline::{
+    ibv_poll_cq, ibv_post_recv, ibv_post_send, ibv_post_srq_recv, ibv_req_notify_cq,
+    ibv_wr_complete, ibv_wr_start,
+};
 
 // With fault injection, these definitions shadow the glob re-export above:
 // every fallible provider call of the library passes through them.
@@ -59,6 +62,7 @@ faulty! {
     ibv_query_device_ex(context: *mut ibv_context, input: *const ibv_query_device_ex_input, attr: *mut ibv_device_attr_ex) -> c_int = errval;
     ibv_post_send(qp: *mut ibv_qp, wr: *mut ibv_send_wr, bad_wr: *mut *mut ibv_send_wr) -> c_int = errval;
     ibv_post_recv(qp: *mut ibv_qp, wr: *mut ibv_recv_wr, bad_wr: *mut *mut ibv_recv_wr) -> c_int = errval;
+    ibv_wr_complete(qp: *mut ibv_qp_ex) -> c_int = release errval;
     rdma_create_event_channel() -> *mut rdma_event_channel = null;
     rdma_create_id(channel: *mut rdma_event_channel, id: *mut *mut rdma_cm_id, context: *mut c_void, ps: rdma_port_space) -> c_int = minus1;
     rdma_destroy_id(id: *mut rdma_cm_id) -> c_int = release minus1;
