@@ -47,6 +47,9 @@
  *                      completion channels, rpma_cq_wait)
  *   BENCH_SERVER_IDLE  seconds the server waits for a connection (default 3600)
  *   BENCH_WARMUP       warm-up operations (default 100)
+ *   RPMA_BENCH_FLUSH   "visibility": the flush case flushes to visibility
+ *                      (for a device with native flush; the name passes
+ *                      softroce/rxe-run's filter)
  *   BENCH_WARMUP_MS    if set, the warm-up also ends after this many ms (but
  *                      not before QD operations; for time-boxed -t runs)
  *   BENCH_MAX_OPS      at most this many latency slots for -t runs (default
@@ -166,6 +169,21 @@ static enum bcase case_of(const char *name)
 		if (strcmp(name, case_names[i]) == 0)
 			return (enum bcase)i;
 	return C_NONE;
+}
+
+/*
+ * RPMA_BENCH_FLUSH=visibility: the flush case flushes to visibility, and the
+ * server's region does not ask for persistent flush. On a device with native
+ * flush (Linux 6.12 rxe) that is the one native flush RAM can take: a native
+ * flush to persistence needs persistent memory, and C 1.3.0 cannot even
+ * register a persistent-flush region in RAM.
+ */
+static int
+flush_visibility(void)
+{
+	const char *v = getenv("RPMA_BENCH_FLUSH");
+
+	return v != NULL && strcmp(v, "visibility") == 0;
 }
 
 static void *alloc_buf(size_t size)
@@ -485,7 +503,8 @@ static int run_server(const char *addr, const char *port)
 	CHECK(rpma_mr_reg(s.peer, s.region, REGION_SIZE,
 			  RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
 			  RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY |
-			  RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT, &s.region_mr));
+			  (flush_visibility() ? 0 : RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT),
+			  &s.region_mr));
 	CHECK(rpma_mr_reg(s.peer, s.rbuf, (size_t)SRV_RECV_BUFS * SLOT_MAX,
 			  RPMA_MR_USAGE_RECV, &s.rbuf_mr));
 	CHECK(rpma_mr_reg(s.peer, s.srqbuf, (size_t)SRV_SRQ_BUFS * SLOT_MAX,
@@ -654,6 +673,7 @@ cli_post(struct client *k, enum bcase c, int slot)
 		if (rc)
 			return rc;
 		return rpma_flush(k->conn, k->rmr, off, k->size,
+				  flush_visibility() ? RPMA_FLUSH_TYPE_VISIBILITY :
 				  RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, ctx);
 	case C_WRITE_IMM:
 		return rpma_write_with_imm(k->conn, k->rmr, off, k->lmr, off, k->size,

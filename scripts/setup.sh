@@ -50,11 +50,13 @@ case $task in
 esac
 
 missing=()
+declare -A seen=()
 for p in "${wanted[@]}"; do
   p=${renamed[$p]:-$p}
+  [ -n "${seen[$p]:-}" ] && continue
+  seen[$p]=1
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-mapfile -t missing < <(printf '%s\n' "${missing[@]}" | awk 'NF && !seen[$0]++')
 
 if [ -n "$print_only" ]; then
   echo "${missing[*]}"

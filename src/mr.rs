@@ -110,12 +110,8 @@ impl MrLocal {
             // The device grants native persistent flush only on persistent
             // memory (rxe: EINVAL elsewhere; the C library fails here). The
             // region is still flushable the emulated way, and natively to
-            // visibility when asked.
-            rpma_log!(
-                Level::Info,
-                "rpma_mr_reg",
-                "The memory does not support native flush to persistency - it can be flushed with RDMA read only."
-            );
+            // visibility when asked. Nothing is logged: a registration that
+            // succeeds logs nothing (rpma_mr_reg(3)).
             access &= !persistent;
             // SAFETY: as above.
             mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, access) };

@@ -131,24 +131,14 @@ impl QpNative {
         wr_id: u64,
     ) -> Result<()> {
         debug_assert!(self.flush);
-        let qpx = self.qpx;
+        let level = sys::IBV_FLUSH_RANGE as u8;
         // SAFETY: `flush` is set only for a QP whose provider set wr_flush
-        // (checked in `of`); the QP lives as long as its connection, which
-        // the caller borrows. wr_start/wr_complete bracket one request.
-        let ret = unsafe {
-            sys::ibv_wr_start(qpx);
-            (*qpx).wr_id = wr_id;
-            (*qpx).wr_flags = wr_flags;
-            ((*qpx).wr_flush.unwrap_unchecked())(
-                qpx,
-                rkey,
-                raddr,
-                len,
-                placement,
-                sys::IBV_FLUSH_RANGE as u8,
-            );
-            sys::ibv_wr_complete(qpx)
-        };
+        // (checked in `of`).
+        let op = unsafe { (*self.qpx).wr_flush.unwrap_unchecked() };
+        // SAFETY: the QP is the one `op` belongs to, inside wr_start.
+        let ret = self.post(wr_id, wr_flags, |qpx| unsafe {
+            op(qpx, rkey, raddr, len, placement, level)
+        });
         completed("rpma_mr_flush\0", ret)
     }
 
@@ -163,17 +153,31 @@ impl QpNative {
         wr_id: u64,
     ) -> Result<()> {
         debug_assert!(self.atomic_write);
+        // SAFETY: as in `flush`, for wr_atomic_write.
+        let op = unsafe { (*self.qpx).wr_atomic_write.unwrap_unchecked() };
+        // SAFETY: as in `flush`; the provider copies the 8 bytes before
+        // wr_complete returns.
+        let ret = self.post(wr_id, wr_flags, |qpx| unsafe {
+            op(qpx, rkey, raddr, src.as_ptr().cast())
+        });
+        completed("rpma_mr_atomic_write\0", ret)
+    }
+
+    /// One work request between `ibv_wr_start` and `ibv_wr_complete`;
+    /// `build` adds the operation. wr_complete's result.
+    #[inline(always)]
+    fn post(&self, wr_id: u64, wr_flags: u32, build: impl FnOnce(*mut sys::ibv_qp_ex)) -> c_int {
         let qpx = self.qpx;
-        // SAFETY: as in `flush`, for wr_atomic_write; the provider copies
-        // the 8 bytes before wr_complete returns.
-        let ret = unsafe {
+        // SAFETY: qpx is the extended QP of a live QP (the caller borrows its
+        // connection) created with send_ops_flags, so wr_start/wr_complete
+        // are set; wr_id and wr_flags are the request's fields to fill.
+        unsafe {
             sys::ibv_wr_start(qpx);
             (*qpx).wr_id = wr_id;
             (*qpx).wr_flags = wr_flags;
-            ((*qpx).wr_atomic_write.unwrap_unchecked())(qpx, rkey, raddr, src.as_ptr().cast());
+            build(qpx);
             sys::ibv_wr_complete(qpx)
-        };
-        completed("rpma_mr_atomic_write\0", ret)
+        }
     }
 }
 
@@ -194,6 +198,7 @@ fn failed(func: &'static str, ret: c_int) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::c_void;
 
     const ON: Switch = Switch {
         atomic_write: true,
@@ -216,6 +221,109 @@ mod tests {
             }
         );
         assert_eq!(rxe.send_ops_flags(), 0x1800);
+    }
+
+    /// What the fake provider below saw.
+    #[derive(Default)]
+    struct Seen {
+        started: u32,
+        flush: Option<(u32, u64, usize, u8, u8)>,
+        atomic: Option<(u32, u64, [u8; 8])>,
+        id_flags: (u64, u32),
+        complete_ret: c_int,
+    }
+
+    thread_local! {
+        static SEEN: std::cell::RefCell<Seen> = Default::default();
+    }
+
+    unsafe extern "C" fn start(_: *mut sys::ibv_qp_ex) {
+        SEEN.with(|s| s.borrow_mut().started += 1);
+    }
+    unsafe extern "C" fn flush(
+        qp: *mut sys::ibv_qp_ex,
+        rkey: u32,
+        addr: u64,
+        len: usize,
+        ty: u8,
+        level: u8,
+    ) {
+        // SAFETY: the test passes its own live ibv_qp_ex.
+        let id_flags = unsafe { ((*qp).wr_id, (*qp).wr_flags) };
+        SEEN.with(|s| {
+            let mut s = s.borrow_mut();
+            s.flush = Some((rkey, addr, len, ty, level));
+            s.id_flags = id_flags;
+        });
+    }
+    unsafe extern "C" fn atomic(qp: *mut sys::ibv_qp_ex, rkey: u32, addr: u64, src: *const c_void) {
+        let mut bytes = [0u8; 8];
+        // SAFETY: the library passes its 8-byte source; qp is the test's.
+        let id_flags = unsafe {
+            std::ptr::copy_nonoverlapping(src.cast::<u8>(), bytes.as_mut_ptr(), 8);
+            ((*qp).wr_id, (*qp).wr_flags)
+        };
+        SEEN.with(|s| {
+            let mut s = s.borrow_mut();
+            s.atomic = Some((rkey, addr, bytes));
+            s.id_flags = id_flags;
+        });
+    }
+    unsafe extern "C" fn complete(_: *mut sys::ibv_qp_ex) -> c_int {
+        SEEN.with(|s| s.borrow().complete_ret)
+    }
+
+    fn fake_qp() -> sys::ibv_qp_ex {
+        sys::ibv_qp_ex {
+            wr_start: Some(start),
+            wr_complete: Some(complete),
+            wr_flush: Some(flush),
+            wr_atomic_write: Some(atomic),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn native_requests_carry_what_the_caller_gave() {
+        let mut qp = fake_qp();
+        let native = QpNative {
+            qpx: &mut qp,
+            atomic_write: true,
+            flush: true,
+        };
+        let placement = sys::IBV_FLUSH_PERSISTENT as u8;
+        assert!(native
+            .flush(7, 0x1000, 64, placement, sys::IBV_SEND_SIGNALED, 0xfeed)
+            .is_ok());
+        SEEN.with(|s| {
+            let s = s.borrow();
+            assert_eq!(s.started, 1);
+            let range = sys::IBV_FLUSH_RANGE as u8;
+            assert_eq!(s.flush, Some((7, 0x1000, 64, placement, range)));
+            assert_eq!(s.id_flags, (0xfeed, sys::IBV_SEND_SIGNALED));
+        });
+        assert!(native.atomic_write(9, 0x2008, b"ABCDEFGH", 0, 0).is_ok());
+        SEEN.with(|s| {
+            let s = s.borrow();
+            assert_eq!(s.atomic, Some((9, 0x2008, *b"ABCDEFGH")));
+            assert_eq!(s.id_flags, (0, 0));
+        });
+    }
+
+    #[test]
+    fn a_refused_request_is_a_provider_error() {
+        let mut qp = fake_qp();
+        let native = QpNative {
+            qpx: &mut qp,
+            atomic_write: true,
+            flush: true,
+        };
+        SEEN.with(|s| s.borrow_mut().complete_ret = libc::ENOMEM);
+        assert_eq!(native.flush(1, 0, 8, 1, 0, 1), Err(Error::Provider));
+        assert_eq!(
+            native.atomic_write(1, 0, &[0; 8], 0, 1),
+            Err(Error::Provider)
+        );
     }
 
     #[test]

@@ -81,13 +81,19 @@ impl Conn {
         self.unanswered = incoming;
     }
 
-    /// Gives the id a private event channel and the flush read target, and
+    /// Gives the id a private event channel and (when it emulates flush)
+    /// the flush read target, and
     /// keeps the private data the peer sent with its request.
     pub(crate) fn finish(&mut self, peer: &Peer, private_data: Option<Box<[u8]>>) -> Result<()> {
         let evch = self.evch.insert(EventChannel::new()?);
         self.event_fd = evch.fd();
         self.id.as_ref().expect("attached").migrate(evch)?;
-        self.flush = Some(peer.flush_target());
+        // A connection that flushes natively reads nowhere: like the C
+        // library's, it holds no flush region (so deleting it deregisters
+        // none).
+        if !self.native.flush {
+            self.flush = Some(peer.flush_target());
+        }
         if let Some(p) = private_data {
             self.private_data.set(p);
         }

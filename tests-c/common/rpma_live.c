@@ -6,9 +6,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <stdint.h>
 #include <unistd.h>
+
+#include <infiniband/verbs.h>
 
 #include "rpma_live.h"
 
@@ -58,6 +63,77 @@ t_peer(void)
 	if (rpma_peer_new(t_ibv_ctx(), &peer) != 0 || peer == NULL)
 		give_up("rpma_peer_new failed");
 	return peer;
+}
+
+/* device_cap_flags_ex bits, named in rdma-core 45 and later only */
+#define T_CAP_FLUSH_GLOBAL (1ULL << 38)
+#define T_CAP_FLUSH_PERSISTENT (1ULL << 39)
+#define T_CAP_ATOMIC_WRITE (1ULL << 40)
+/* ibv_wc_opcode values of rdma-core 45 and later */
+#define T_WC_FLUSH 8
+#define T_WC_ATOMIC_WRITE 9
+
+static uint64_t
+cap_flags_ex(void)
+{
+	static int done;
+	static uint64_t flags;
+	struct ibv_device_attr_ex attr = {0};
+
+	if (!done) {
+		if (ibv_query_device_ex(t_ibv_ctx(), NULL, &attr) != 0)
+			give_up("ibv_query_device_ex failed");
+		flags = attr.device_cap_flags_ex;
+		done = 1;
+	}
+	return flags;
+}
+
+/* the run-time switch of our library (C librpma has none) */
+static int
+switched_off(const char *var)
+{
+	const char *v = getenv(var);
+
+	return v != NULL && strcmp(v, "0") == 0;
+}
+
+int
+t_native_atomic_write(void)
+{
+	return (cap_flags_ex() & T_CAP_ATOMIC_WRITE) != 0 &&
+		!switched_off("RPMA_NATIVE_ATOMIC_WRITE");
+}
+
+int
+t_native_flush(void)
+{
+	uint64_t both = T_CAP_FLUSH_GLOBAL | T_CAP_FLUSH_PERSISTENT;
+
+	return (cap_flags_ex() & both) == both && !switched_off("RPMA_NATIVE_FLUSH");
+}
+
+int
+t_atomic_write_opcode(void)
+{
+	return t_native_atomic_write() ? T_WC_ATOMIC_WRITE : IBV_WC_RDMA_WRITE;
+}
+
+int
+t_flush_opcode(void)
+{
+	return t_native_flush() ? T_WC_FLUSH : IBV_WC_RDMA_READ;
+}
+
+int
+t_kernel(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		give_up("uname failed");
+	return major * 1000 + minor;
 }
 
 /* to_parent: child -> parent; to_child: parent -> child */

@@ -28,6 +28,23 @@ struct ibv_context *t_ibv_ctx(void);
 struct rpma_peer *t_peer(void);
 
 /*
+ * Whether the device of t_ip() offers native RDMA ATOMIC WRITE (bit 40 of
+ * device_cap_flags_ex) and native RDMA FLUSH (bits 38 and 39), as read with
+ * ibv_query_device_ex: where it does, both libraries (C 1.3.0 and ours)
+ * post the native operation, which completes with its own opcode. Our
+ * library's switch (RPMA_NATIVE_FLUSH=0, RPMA_NATIVE_ATOMIC_WRITE=0 in the
+ * environment) counts as "does not offer"; C librpma has no such switch.
+ */
+int t_native_atomic_write(void);
+int t_native_flush(void);
+/* the ibv_wc opcode an atomic write / a flush completes with on this device */
+int t_atomic_write_opcode(void);
+int t_flush_opcode(void);
+
+/* the running kernel as major * 1000 + minor (6.12 is 6012) */
+int t_kernel(void);
+
+/*
  * A server in a forked child. t_server_start() flushes stdout, forks, and
  * runs fn(arg) in the child with its stdout sent to stderr (only the parent
  * prints observations, so the output of a run stays deterministic). fn calls

@@ -8,9 +8,10 @@
  * not a registered region, and the library is done with it when the call
  * returns (the bytes sent are the ones it held then);
  * RPMA_F_COMPLETION_ALWAYS gives one completion, RPMA_F_COMPLETION_ON_ERROR
- * none on success, op_context bit-exact as wr_id. On rxe, which has no
- * native atomic write, the completion's opcode is IBV_WC_RDMA_WRITE (the
- * library emulates it with an ordinary write). Past the end of the remote
+ * none on success, op_context bit-exact as wr_id. The completion's opcode
+ * is IBV_WC_ATOMIC_WRITE where the device has native atomic write (rxe on
+ * Linux 6.12), IBV_WC_RDMA_WRITE where the library emulates it with an
+ * ordinary write (rxe on Linux 6.1). Past the end of the remote
  * region: a completion with IBV_WC_REM_ACCESS_ERR, even with
  * RPMA_F_COMPLETION_ON_ERROR, nothing written, later work requests
  * complete with IBV_WC_WR_FLUSH_ERR. RPMA_E_PROVIDER when the device
@@ -92,7 +93,7 @@ main(void)
 
 	t_note("RETURN VALUE: 0; RPMA_F_COMPLETION_ALWAYS: one completion");
 	EXPECT_INT(rpma_atomic_write(conn, dst, 0, src, ALWAYS, OS_CTX(0x3001)), 0);
-	OS_EXPECT_WC(conn, 0x3001, IBV_WC_RDMA_WRITE, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0x3001, t_atomic_write_opcode(), IBV_WC_SUCCESS);
 	EXPECT_TRUE(os_cq_empty(conn));
 	memcpy(model, "ABCDEFGH", 8);
 	/* exactly those 8 bytes changed */
@@ -118,25 +119,26 @@ main(void)
 
 	t_note("op_context comes back bit-exact as wr_id");
 	EXPECT_INT(rpma_atomic_write(conn, dst, 32, src, ALWAYS, OS_CTX(0xFEDCBA9876543210ULL)), 0);
-	OS_EXPECT_WC(conn, 0xFEDCBA9876543210ULL, IBV_WC_RDMA_WRITE, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0xFEDCBA9876543210ULL, t_atomic_write_opcode(), IBV_WC_SUCCESS);
 	EXPECT_INT(rpma_atomic_write(conn, dst, 40, src, ALWAYS, NULL), 0);
-	OS_EXPECT_WC(conn, 0, IBV_WC_RDMA_WRITE, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0, t_atomic_write_opcode(), IBV_WC_SUCCESS);
 	memcpy(model + 32, "xxxxxxxxxxxxxxxx", 16);
 	EXPECT_INT(c_nlogs, 0);
 
 	t_note("past the end of the remote region: a completion with an error");
 	EXPECT_INT(rpma_atomic_write(conn, dst, RSIZE, src, ON_ERROR, OS_CTX(0x3002)), 0);
-	OS_EXPECT_WC(conn, 0x3002, IBV_WC_RDMA_WRITE, IBV_WC_REM_ACCESS_ERR);
+	OS_EXPECT_WC(conn, 0x3002, t_atomic_write_opcode(), IBV_WC_REM_ACCESS_ERR);
 	/* the queue pair is in the error state now */
 	EXPECT_INT(rpma_atomic_write(conn, dst, 48, src, ON_ERROR, OS_CTX(0x3003)), 0);
-	OS_EXPECT_WC(conn, 0x3003, IBV_WC_RDMA_WRITE, IBV_WC_WR_FLUSH_ERR);
+	OS_EXPECT_WC(conn, 0x3003, t_atomic_write_opcode(), IBV_WC_WR_FLUSH_ERR);
 	EXPECT_TRUE(os_cq_empty(conn));
 	/* the two before went through, the last two did not */
 	EXPECT_INT(os_checkpoint(), os_hash(model, RSIZE));
 	EXPECT_TRUE(c_close(&conn));
 	EXPECT_INT(rpma_mr_remote_delete(&dst), 0);
 
-	os_expect_full_sq(peer, 1, 0, post_atomic, NULL);
+	os_expect_full_sq(peer, 1, 0, post_atomic, NULL,
+		t_native_atomic_write() ? "ibv_wr_complete" : "ibv_post_send");
 
 	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
 	return c_end(peer);

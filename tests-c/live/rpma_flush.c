@@ -122,24 +122,24 @@ main(void)
 	t_note("RPMA_FLUSH_TYPE_VISIBILITY does not need direct write to PMem");
 	c_nlogs = 0;
 	EXPECT_INT(rpma_flush(conn, r[R_BOTH], 0, 8, VISIBILITY, ALWAYS, OS_CTX(0x4001)), 0);
-	OS_EXPECT_WC(conn, 0x4001, IBV_WC_RDMA_READ, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0x4001, t_flush_opcode(), IBV_WC_SUCCESS);
 	EXPECT_INT(rpma_flush(conn, r[R_VISIBILITY], 0, 8, VISIBILITY, ALWAYS, OS_CTX(0x4002)), 0);
-	OS_EXPECT_WC(conn, 0x4002, IBV_WC_RDMA_READ, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0x4002, t_flush_opcode(), IBV_WC_SUCCESS);
 	EXPECT_TRUE(os_cq_empty(conn));
 	EXPECT_INT(c_nlogs, 0);
 
 	t_note("an unknown type passes every check (upstream's manual: RPMA_E_INVAL)");
 	EXPECT_INT(rpma_flush(conn, r[R_NONE], 0, 8, UNKNOWN_TYPE, ALWAYS, OS_CTX(0x4003)), 0);
-	OS_EXPECT_WC(conn, 0x4003, IBV_WC_RDMA_READ, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0x4003, t_flush_opcode(), IBV_WC_SUCCESS);
 	EXPECT_INT(c_nlogs, 0);
 
 	t_note("the server's configuration: direct write to PMem");
 	EXPECT_INT(os_apply_pcfg(conn, R_N), 1);
 	c_nlogs = 0;
 	EXPECT_INT(rpma_flush(conn, r[R_BOTH], 0, 8, PERSISTENT, ALWAYS, OS_CTX(0x4004)), 0);
-	OS_EXPECT_WC(conn, 0x4004, IBV_WC_RDMA_READ, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0x4004, t_flush_opcode(), IBV_WC_SUCCESS);
 	EXPECT_INT(rpma_flush(conn, r[R_PERSISTENT], 0, 8, PERSISTENT, ALWAYS, OS_CTX(0x4005)), 0);
-	OS_EXPECT_WC(conn, 0x4005, IBV_WC_RDMA_READ, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0x4005, t_flush_opcode(), IBV_WC_SUCCESS);
 	EXPECT_INT(c_nlogs, 0);
 
 	t_note("ERRORS: RPMA_E_NOSUPP: the remote region's usage lacks the type");
@@ -151,7 +151,7 @@ main(void)
 	OS_EXPECT_FENCE(conn);
 	c_nlogs = 0;
 	EXPECT_INT(rpma_flush(conn, r[R_NONE], 0, 8, UNKNOWN_TYPE, ALWAYS, OS_CTX(0x4006)), 0);
-	OS_EXPECT_WC(conn, 0x4006, IBV_WC_RDMA_READ, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0x4006, t_flush_opcode(), IBV_WC_SUCCESS);
 
 	t_note("RPMA_F_COMPLETION_ON_ERROR: no completion on success");
 	EXPECT_INT(rpma_flush(conn, r[R_BOTH], 0, 8, PERSISTENT, ON_ERROR, NEVER), 0);
@@ -161,31 +161,32 @@ main(void)
 	t_note("op_context comes back bit-exact as wr_id");
 	EXPECT_INT(rpma_flush(conn, r[R_BOTH], 0, 8, PERSISTENT, ALWAYS,
 			OS_CTX(0xFEDCBA9876543210ULL)), 0);
-	OS_EXPECT_WC(conn, 0xFEDCBA9876543210ULL, IBV_WC_RDMA_READ, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0xFEDCBA9876543210ULL, t_flush_opcode(), IBV_WC_SUCCESS);
 	EXPECT_INT(rpma_flush(conn, r[R_BOTH], 0, 8, VISIBILITY, ALWAYS, NULL), 0);
-	OS_EXPECT_WC(conn, 0, IBV_WC_RDMA_READ, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0, t_flush_opcode(), IBV_WC_SUCCESS);
 
 	t_note("len plays no part; 8 bytes at dst_offset must be in the region");
 	EXPECT_INT(rpma_flush(conn, r[R_BOTH], 0, 0, PERSISTENT, ALWAYS, OS_CTX(0x4007)), 0);
-	OS_EXPECT_WC(conn, 0x4007, IBV_WC_RDMA_READ, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0x4007, t_flush_opcode(), IBV_WC_SUCCESS);
 	EXPECT_INT(rpma_flush(conn, r[R_BOTH], 0, (size_t)1 << 40, VISIBILITY, ALWAYS,
 			OS_CTX(0x4008)), 0);
-	OS_EXPECT_WC(conn, 0x4008, IBV_WC_RDMA_READ, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0x4008, t_flush_opcode(), IBV_WC_SUCCESS);
 	EXPECT_INT(rpma_flush(conn, r[R_BOTH], RSIZE - 8, RSIZE, PERSISTENT, ALWAYS,
 			OS_CTX(0x4009)), 0);
-	OS_EXPECT_WC(conn, 0x4009, IBV_WC_RDMA_READ, IBV_WC_SUCCESS);
+	OS_EXPECT_WC(conn, 0x4009, t_flush_opcode(), IBV_WC_SUCCESS);
 	EXPECT_INT(rpma_flush(conn, r[R_BOTH], RSIZE - 4, 4, PERSISTENT, ON_ERROR,
 			OS_CTX(0x400A)), 0);
-	OS_EXPECT_WC(conn, 0x400A, IBV_WC_RDMA_READ, IBV_WC_REM_ACCESS_ERR);
+	OS_EXPECT_WC(conn, 0x400A, t_flush_opcode(), IBV_WC_REM_ACCESS_ERR);
 	/* the queue pair is in the error state now */
 	EXPECT_INT(rpma_flush(conn, r[R_BOTH], 0, 8, VISIBILITY, ON_ERROR, OS_CTX(0x400B)), 0);
-	OS_EXPECT_WC(conn, 0x400B, IBV_WC_RDMA_READ, IBV_WC_WR_FLUSH_ERR);
+	OS_EXPECT_WC(conn, 0x400B, t_flush_opcode(), IBV_WC_WR_FLUSH_ERR);
 	EXPECT_TRUE(os_cq_empty(conn));
 	EXPECT_INT(c_nlogs, 0);
 	EXPECT_TRUE(c_close(&conn));
 	EXPECT_TRUE(os_remotes_delete(R_N, r));
 
-	os_expect_full_sq(peer, R_N, R_BOTH, post_flush, NULL);
+	os_expect_full_sq(peer, R_N, R_BOTH, post_flush, NULL,
+		t_native_flush() ? "ibv_wr_complete" : "ibv_post_send");
 
 	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
 	return c_end(peer);

@@ -138,7 +138,7 @@ main(void)
 	EXPECT_TRUE(c_close(&conn));
 	EXPECT_INT(rpma_mr_remote_delete(&src), 0);
 
-	os_expect_full_sq(peer, 1, 0, post_read, dst);
+	os_expect_full_sq(peer, 1, 0, post_read, dst, "ibv_post_send");
 
 	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
 	EXPECT_TRUE(os_local_delete(&dst, lbuf));

@@ -155,7 +155,7 @@ main(void)
 	EXPECT_TRUE(c_close(&conn));
 	EXPECT_INT(rpma_mr_remote_delete(&dst), 0);
 
-	os_expect_full_sq(peer, 1, 0, post_write, src);
+	os_expect_full_sq(peer, 1, 0, post_write, src, "ibv_post_send");
 
 	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
 	EXPECT_TRUE(os_local_delete(&src, lbuf));

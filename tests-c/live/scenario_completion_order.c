@@ -9,7 +9,10 @@
  * - N operations with RPMA_F_COMPLETION_ALWAYS, rpma_write(3),
  *   rpma_read(3), rpma_atomic_write(3) and rpma_flush(3) in turn: N
  *   completions in posting order, each with its op_context as wr_id and
- *   its operation's opcode;
+ *   its operation's opcode (for an atomic write and a flush that of the
+ *   native operation where the device has it, IBV_WC_ATOMIC_WRITE and
+ *   IBV_WC_FLUSH on rxe of Linux 6.12, else that of the emulation,
+ *   IBV_WC_RDMA_WRITE and IBV_WC_RDMA_READ);
  * - the same with half of the operations of each kind unsignalled: the
  *   signalled half, in order;
  * and the server's region holds what the writes wrote, in their order.
@@ -74,10 +77,10 @@ post(struct rpma_conn *conn, struct rpma_mr_remote *remote, struct rpma_mr_local
 	case 2:
 		os_fill(src, 8, seq * 1000 + (unsigned)i);
 		memcpy(model + written, src, 8);
-		*opcode = IBV_WC_RDMA_WRITE;
+		*opcode = t_atomic_write_opcode();
 		return rpma_atomic_write(conn, remote, written, src, flags, OS_CTX(id));
 	default:
-		*opcode = IBV_WC_RDMA_READ;
+		*opcode = t_flush_opcode();
 		return rpma_flush(conn, remote, written, 8, RPMA_FLUSH_TYPE_VISIBILITY, flags,
 				OS_CTX(id));
 	}

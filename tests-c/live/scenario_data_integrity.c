@@ -170,7 +170,7 @@ main(void)
 		os_fill(src, 8, (unsigned)(300 + i));
 		EXPECT_INT(rpma_atomic_write(conn, remote, atomic_offsets[i], src,
 				RPMA_F_COMPLETION_ALWAYS, OS_CTX(++id)), 0);
-		EXPECT_TRUE(completed(conn, id, IBV_WC_RDMA_WRITE));
+		EXPECT_TRUE(completed(conn, id, t_atomic_write_opcode()));
 		memcpy(model + atomic_offsets[i], src, 8);
 	}
 	/* those bytes, and only those, changed on the server */

@@ -16,7 +16,9 @@
  *   rpma_flush(3) and rpma_read(3) of what was written (checked), then
  *   rpma_recv(3) and rpma_send(3) of a message the server checks and
  *   answers (the answer checked); every completion is checked exactly
- *   once, with its op_context, status, opcode and length;
+ *   once, with its op_context, status, opcode and length (a flush's is
+ *   t_flush_opcode(): IBV_WC_FLUSH where the device has native flush, rxe
+ *   on Linux 6.12, IBV_WC_RDMA_READ where it is emulated);
  * - waits for completions in a way of its own: thread 0 polls
  *   rpma_cq_get_wc(3) one at a time, thread 1 sleeps in rpma_cq_wait(3),
  *   thread 2 has a shared completion channel and sleeps in
@@ -264,6 +266,11 @@ static struct rpma_peer_cfg *pcfg;
 static char pcfg_desc;
 static struct rpma_mr_remote *shared_remote;
 static const char *inval_str;
+/*
+ * t_flush_opcode(), set before the threads start: IBV_WC_FLUSH where the
+ * flush is native, IBV_WC_RDMA_READ where it is emulated
+ */
+static int flush_opcode;
 static pthread_barrier_t barrier;
 /* upstream: rpma_conn_req_new(3) is not thread-safe */
 static pthread_mutex_t req_new_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -445,7 +452,7 @@ cli_round(struct cli *c, int r)
 	char src8[8];
 	int ret, ok = 1;
 	struct want one[2] = {
-		{th_id(t, 0, r, K_FLUSH), IBV_WC_RDMA_READ, 0, 0},
+		{th_id(t, 0, r, K_FLUSH), flush_opcode, 0, 0},
 		{th_id(t, 0, r, K_READ), IBV_WC_RDMA_READ, 0, 0},
 	};
 	struct want two[2] = {
@@ -550,6 +557,7 @@ main(void)
 	EXPECT_INT(rpma_peer_cfg_get_descriptor(pcfg, &pcfg_desc), 0);
 	EXPECT_INT(pcfg_desc, 1);
 	inval_str = rpma_err_2str(RPMA_E_INVAL);
+	flush_opcode = t_flush_opcode();
 
 	t_note("%d threads, each with a connection of its own, %d rounds each", TH_N, ROUNDS);
 	th_must(pthread_barrier_init(&barrier, NULL, TH_N + 1), "pthread_barrier_init");

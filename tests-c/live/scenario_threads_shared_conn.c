@@ -18,11 +18,13 @@
  * 2. the waiting threads poll the CQ at the same time, without a mutex
  *    (rpma_cq_get_wc(3) is declared thread-safe).
  * Checked: every operation completed exactly once, successfully, with its
- * opcode; no completion came that nobody waited for; the getters on the
- * shared connection, CQ and regions give every thread what they gave the
- * main thread; the server (a forked child, one thread) got every message
- * once, intact, and each thread's messages in the order they were sent;
- * and the server's region holds what the writes wrote last.
+ * opcode (a flush's is IBV_WC_FLUSH where the device has native flush, rxe
+ * on Linux 6.12, IBV_WC_RDMA_READ where it is emulated); no completion
+ * came that nobody waited for; the getters on the shared connection, CQ
+ * and regions give every thread what they gave the main thread; the server
+ * (a forked child, one thread) got every message once, intact, and each
+ * thread's messages in the order they were sent; and the server's region
+ * holds what the writes wrote last.
  *
  * RPMA_TEST_HELGRIND: meant to run under valgrind --tool=helgrind and
  * --tool=drd too (the test keeps its own data race free, see threads.h).
@@ -192,6 +194,11 @@ static long routed, stray;	/* completions routed, and not routable */
 static pthread_mutex_t poll_lock = PTHREAD_MUTEX_INITIALIZER;
 /* set before the threads of a phase are created */
 static int phase;
+/*
+ * t_flush_opcode(), set before any thread is created: IBV_WC_FLUSH where
+ * the flush is native, IBV_WC_RDMA_READ where it is emulated
+ */
+static int flush_opcode;
 
 struct cli {
 	int tid;
@@ -209,7 +216,9 @@ opcode_of(int kind)
 		return IBV_WC_RDMA_WRITE;
 	case K_SEND:
 		return IBV_WC_SEND;
-	default: /* rpma_flush(3) is a read, as is rpma_read(3) */
+	case K_FLUSH:
+		return flush_opcode;
+	default:
 		return IBV_WC_RDMA_READ;
 	}
 }
@@ -424,6 +433,7 @@ main(void)
 	t_begin();
 	EXPECT_TRUE(cfg != NULL);
 	peer = c_start_serving(serve);
+	flush_opcode = t_flush_opcode();
 	g.mr = os_local(peer, SIZE, RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_READ_DST |
 			RPMA_MR_USAGE_SEND, 0, (void **)&g.lbuf);
 	EXPECT_TRUE(g.mr != NULL);
