@@ -23,7 +23,7 @@ fi
 if [ "${RXE_STACK:-bookworm}" = trixie ]; then
   export RPMA_SUITE_KNOWN=$root/tests-c/known-trixie.tsv
 fi
-RXE_TIMEOUT=${RXE_TIMEOUT:-1400} "$root/softroce/rxe-run" "$here/rxe-suite-guest.sh" "$manifest" >"$out/console.log" 2>&1
+RXE_TIMEOUT=${RXE_TIMEOUT:-2300} "$root/softroce/rxe-run" "$here/rxe-suite-guest.sh" "$manifest" >"$out/console.log" 2>&1
 rc=$?
 # Split the console into one log per test; markers carry the exit status.
 awk -v out="$out" '
