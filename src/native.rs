@@ -33,11 +33,19 @@ const CAP_FLUSH_PERSISTENT: u64 = 1 << 39;
 const CAP_ATOMIC_WRITE: u64 = 1 << 40;
 
 impl DeviceNative {
-    pub(crate) fn from_cap_flags(flags: u64, switch: Switch) -> DeviceNative {
+    pub(crate) fn from_cap_flags(flags: u64) -> DeviceNative {
         let both = CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT;
         DeviceNative {
-            atomic_write: switch.atomic_write && flags & CAP_ATOMIC_WRITE != 0,
-            flush: switch.flush && flags & both == both,
+            atomic_write: flags & CAP_ATOMIC_WRITE != 0,
+            flush: flags & both == both,
+        }
+    }
+
+    /// What a peer uses of it: the switch can only turn an operation off.
+    pub(crate) fn allowed_by(self, switch: Switch) -> DeviceNative {
+        DeviceNative {
+            atomic_write: self.atomic_write && switch.atomic_write,
+            flush: self.flush && switch.flush,
         }
     }
 
@@ -207,12 +215,13 @@ mod tests {
 
     #[test]
     fn flush_needs_both_placement_bits() {
-        let only_global = DeviceNative::from_cap_flags(CAP_FLUSH_GLOBAL, ON);
+        let only_global = DeviceNative::from_cap_flags(CAP_FLUSH_GLOBAL).allowed_by(ON);
         assert!(!only_global.flush);
-        let both = DeviceNative::from_cap_flags(CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT, ON);
+        let both =
+            DeviceNative::from_cap_flags(CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT).allowed_by(ON);
         assert!(both.flush && !both.atomic_write);
         assert_eq!(both.send_ops_flags(), sys::IBV_QP_EX_WITH_FLUSH as u64);
-        let rxe = DeviceNative::from_cap_flags(0x1C001223C76, ON);
+        let rxe = DeviceNative::from_cap_flags(0x1C001223C76).allowed_by(ON);
         assert_eq!(
             rxe,
             DeviceNative {
@@ -332,7 +341,7 @@ mod tests {
             atomic_write: false,
             flush: true,
         };
-        let d = DeviceNative::from_cap_flags(0x1C001223C76, off);
+        let d = DeviceNative::from_cap_flags(0x1C001223C76).allowed_by(off);
         assert!(!d.atomic_write && d.flush);
         assert_eq!(DeviceNative::default().send_ops_flags(), 0);
     }

@@ -38,15 +38,17 @@ impl Peer {
     /// `ctx` is a live `ibv_context` that outlives the peer.
     pub unsafe fn new(ctx: NonNull<sys::ibv_context>) -> Result<Peer> {
         let ctx = ctx.as_ptr();
-        let caps = utils::query_caps(ctx, Switch::from_env())?;
-        if !caps.native.atomic_write {
+        let caps = utils::query_caps(ctx)?;
+        // The switch is the process's choice, read once per peer.
+        let native = caps.native.allowed_by(Switch::from_env());
+        if !native.atomic_write {
             rpma_log!(
                 Level::Info,
                 "rpma_peer_new",
                 "Native atomic write is not supported - ordinary RDMA write will be used instead."
             );
         }
-        if !caps.native.flush {
+        if !native.flush {
             rpma_log!(
                 Level::Info,
                 "rpma_peer_new",
@@ -70,7 +72,7 @@ impl Peer {
         let mut peer = Peer {
             pd,
             odp_capable: caps.odp,
-            native: caps.native,
+            native,
             iwarp,
             flush_target: None,
         };

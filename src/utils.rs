@@ -4,7 +4,7 @@ use std::ffi::CStr;
 use std::ptr::NonNull;
 
 use crate::error::Result;
-use crate::native::{DeviceNative, Switch};
+use crate::native::DeviceNative;
 use crate::sys;
 use crate::verbs::{provider_failed_with, AddrInfo, CmId};
 
@@ -100,8 +100,8 @@ pub(crate) struct Caps {
 /// Queries the device once for all capabilities. The native operations are
 /// read from the kernel's `device_cap_flags_ex`, whatever rdma-core this
 /// was built with; whether the provider has them too is known only when a
-/// QP is made (see `native`). `switch` turns them off per process.
-pub(crate) fn query_caps(ctx: *mut sys::ibv_context, switch: Switch) -> Result<Caps> {
+/// QP is made (see `native`).
+pub(crate) fn query_caps(ctx: *mut sys::ibv_context) -> Result<Caps> {
     let mut attr: sys::ibv_device_attr_ex = Default::default();
     // SAFETY: ctx is a live context; attr is writable; no input struct.
     let ret = unsafe { sys::ibv_query_device_ex(ctx, std::ptr::null(), &mut attr) };
@@ -113,7 +113,7 @@ pub(crate) fn query_caps(ctx: *mut sys::ibv_context, switch: Switch) -> Result<C
     let rw = sys::IBV_ODP_SUPPORT_WRITE | sys::IBV_ODP_SUPPORT_READ;
     Ok(Caps {
         odp: general && rc & rw == rw,
-        native: DeviceNative::from_cap_flags(attr.device_cap_flags_ex, switch),
+        native: DeviceNative::from_cap_flags(attr.device_cap_flags_ex),
     })
 }
 
@@ -122,7 +122,7 @@ pub(crate) fn query_caps(ctx: *mut sys::ibv_context, switch: Switch) -> Result<C
 /// # Safety
 /// `ctx` is a live `ibv_context`.
 pub unsafe fn ibv_context_is_odp_capable(ctx: NonNull<sys::ibv_context>) -> Result<bool> {
-    query_caps(ctx.as_ptr(), Switch::from_env()).map(|c| c.odp)
+    query_caps(ctx.as_ptr()).map(|c| c.odp)
 }
 
 #[cfg(test)]
