@@ -125,6 +125,38 @@ t_flush_opcode(void)
 	return t_native_flush() ? T_WC_FLUSH : IBV_WC_RDMA_READ;
 }
 
+/* IBV_ACCESS_FLUSH_GLOBAL and IBV_ACCESS_FLUSH_PERSISTENT of rdma-core 45 */
+#define T_ACCESS_FLUSH (3 << 8)
+
+int
+t_persistent_memory(void)
+{
+	static int answer = -1;
+	/* heap memory, as the tests' regions are */
+	const size_t size = 4096;
+	char *buf;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr = NULL;
+
+	if (answer >= 0)
+		return answer;
+	if ((cap_flags_ex() & T_CAP_FLUSH_PERSISTENT) == 0)
+		return answer = 0;
+	buf = aligned_alloc(size, size);
+	pd = ibv_alloc_pd(t_ibv_ctx());
+	if (buf == NULL || pd == NULL)
+		give_up("no memory or protection domain for the persistent-memory probe");
+	memset(buf, 0, size);
+	mr = ibv_reg_mr(pd, buf, size,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | T_ACCESS_FLUSH);
+	answer = mr != NULL;
+	if (mr != NULL)
+		ibv_dereg_mr(mr);
+	ibv_dealloc_pd(pd);
+	free(buf);
+	return answer;
+}
+
 int
 t_kernel(void)
 {

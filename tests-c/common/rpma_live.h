@@ -41,6 +41,13 @@ int t_native_flush(void);
 int t_atomic_write_opcode(void);
 int t_flush_opcode(void);
 
+/*
+ * 1 when the device grants the persistent flush right on this process's
+ * memory (rxe does on persistent memory only: the trixie suite runs tests
+ * with all their memory there, softroce/rxe-run RXE_PMEM_MB), 0 otherwise
+ */
+int t_persistent_memory(void);
+
 /* the running kernel as major * 1000 + minor (6.12 is 6012) */
 int t_kernel(void);
 

@@ -17,11 +17,13 @@
  *   device alone decides. Emulated (rxe on Linux 6.1): IBV_WC_SUCCESS
  *   exactly when the region can be read. Native (rxe on Linux 6.12): a
  *   flush to visibility succeeds (the region has the flush right of its
- *   usage), one to persistence is refused (IBV_WC_REM_ACCESS_ERR: the
- *   device grants that right only on persistent memory, and these regions
- *   are in RAM), and one of an unknown type, a flush of no placement, needs
- *   no right and succeeds. (There the C library 1.3.0 cannot register the
- *   regions for persistent flush at all, see librpma(7).)
+ *   usage), one to persistence succeeds on persistent memory and is
+ *   refused in RAM (IBV_WC_REM_ACCESS_ERR: the device grants that right on
+ *   persistent memory only), and one of an unknown type, a flush of no
+ *   placement, needs no right and succeeds. (In RAM the C library 1.3.0
+ *   cannot register the regions for persistent flush at all, and on
+ *   persistent memory it grants a flush region no remote read, so reads
+ *   of those regions fail with it: see librpma(7).)
  * After every attempt both sides' memory is compared with a model: a
  * refused write or atomic write left the server's region as it was, a
  * refused read left the client's. An error puts the queue pair in the error
@@ -296,7 +298,8 @@ want_flush_status(int k, enum rpma_flush_type type)
 	if (!t_native_flush())
 		return want_status(k, 1);
 	/* native: no persistent flush right in RAM; no placement needs no right */
-	return type == RPMA_FLUSH_TYPE_PERSISTENT ? IBV_WC_REM_ACCESS_ERR : IBV_WC_SUCCESS;
+	return type == RPMA_FLUSH_TYPE_PERSISTENT && !t_persistent_memory() ?
+			IBV_WC_REM_ACCESS_ERR : IBV_WC_SUCCESS;
 }
 
 /*

@@ -18,10 +18,16 @@
 #           the client (ours/emul) makes it work;
 #   pmem    a native flush to persistence needs a region with the FLUSH
 #           PERSISTENT right, which the device grants on persistent memory
-#           only: rxe refuses it (EINVAL) for the RAM these examples use.
-#           C 1.3.0 as a server then cannot register the region at all;
-#           ours registers it without that right, so emulating clients can
-#           flush to it, but native ones cannot.
+#           only: rxe refuses it (EINVAL) for RAM. C 1.3.0 as a server then
+#           cannot register the region at all; ours registers it without
+#           that right, so emulating clients can flush to it, but native
+#           ones cannot;
+#   emul    the switch has its price: a C 1.3.0 server's region grants no
+#           remote read, so a client that emulates the flush cannot flush
+#           to it (the same as C 1.2.0 as the client); ours by default can.
+# The table is made twice: with every process's memory in the guest's
+# persistent memory (softroce/rxe-run RXE_PMEM_MB), as between hosts with
+# pmem, where no pmem entry applies; and with it in RAM.
 #
 # Without --guest it prepares Debian 12's library (the host's own, when the
 # host is Debian 12) and boots the trixie guest, which runs this script
@@ -40,7 +46,7 @@ if [ "${2:-}" != --guest ]; then
     1.2.*) cp "/usr/lib/$multiarch/librpma.so.0" "$c12" ;;
     *) echo "FAIL: Debian 12's librpma0 (1.2.0) is needed as the old generation; this host has '$ver'"; exit 1 ;;
   esac
-  RXE_STACK=trixie exec "$root/softroce/rxe-run" "$0" "$build" --guest
+  RXE_STACK=trixie RXE_PMEM_MB=2048 exec "$root/softroce/rxe-run" "$0" "$build" --guest
 fi
 
 declare -A lib=(
@@ -62,41 +68,59 @@ echo "c12: ${lib[c12]}; ours: ${lib[ours]}; kernel $(uname -r)"
 fail=0
 servers=(c13 c12 ours)
 clients=(c13 c12 ours ours/emul)
-# known[EXAMPLE:SERVER:CLIENT] = why a pairing with ours fails (see the top)
+# known[MEMORY:EXAMPLE:SERVER:CLIENT] = why a pairing with ours fails (see the top)
 declare -A known=(
-  [write-flush-persistent:c13:ours]=pmem [write-flush-persistent:c13:ours/emul]=pmem
-  [write-flush-persistent:c12:ours]=switch
-  [write-flush-persistent:ours:c13]=pmem [write-flush-persistent:ours:ours]=pmem
-  [atomic-write:c12:ours]=switch
-  [data-path:c13:ours]=pmem [data-path:c13:ours/emul]=pmem
-  [data-path:c12:ours]=switch
-  [data-path:ours:c13]=pmem [data-path:ours:ours]=pmem
+  [pmem:write-flush-persistent:c13:ours/emul]=emul
+  [ram:write-flush-persistent:c13:ours]=pmem [ram:write-flush-persistent:c13:ours/emul]=pmem
+  [ram:write-flush-persistent:ours:c13]=pmem [ram:write-flush-persistent:ours:ours]=pmem
+  [ram:data-path:c13:ours]=pmem [ram:data-path:c13:ours/emul]=pmem
+  [ram:data-path:ours:c13]=pmem [ram:data-path:ours:ours]=pmem
 )
-for ex in write-flush-persistent atomic-write data-path; do
-  srv=$build/example_${ex}_server cli=$build/example_${ex}_client
-  printf '\n%s\n| server \\ client |' "$ex"
-  printf ' %s |' "${clients[@]}"; printf '\n|---|'; printf -- '---|%.0s' "${clients[@]}"; echo
-  for s in "${servers[@]}"; do
-    printf '| %s |' "$s"
-    for c in "${clients[@]}"; do
-      cl=${lib[${c%/emul}]} cb=$cli
-      [ "$c" = ours/emul ] && cb=$(emul "$cli")
-      log=$work/$ex.$s.${c/\//-}.log
-      if "$here/run-pair.sh" "${lib[$s]}" "$srv" "$cl" "$cb" >"$log" 2>&1; then got=pass; else got=fail; fi
-      cell=$got
-      if [ "$s" = ours ] || [[ $c == ours* ]]; then
-        why=${known[$ex:$s:$c]:-}
-        want=pass; [ -n "$why" ] && want=fail cell="fail ($why)"
-        if [ "$got" != "$want" ]; then
-          cell="$got (expected $want${why:+: $why})"
-          fail=1
-          echo >&2; echo "---- $ex server $s client $c ----" >&2; cat "$log" >&2
+for mem in pmem ram; do
+  for ex in write-flush-persistent atomic-write data-path; do known[$mem:$ex:c12:ours]=switch; done
+done
+for mem in pmem ram; do
+  in_mem=()
+  [ "$mem" = pmem ] && in_mem=(numactl --membind="$RXE_PMEM_NODE")
+  printf '\n## memory: %s\n' "$mem"
+  for ex in write-flush-persistent atomic-write data-path; do
+    srv=$build/example_${ex}_server cli=$build/example_${ex}_client
+    printf '\n%s\n| server \\ client |' "$ex"
+    printf ' %s |' "${clients[@]}"; printf '\n|---|'; printf -- '---|%.0s' "${clients[@]}"; echo
+    for s in "${servers[@]}"; do
+      printf '| %s |' "$s"
+      row=$s
+      for c in "${clients[@]}"; do
+        cl=${lib[${c%/emul}]} cb=$cli
+        [ "$c" = ours/emul ] && cb=$(emul "$cli")
+        log=$work/$mem.$ex.$s.${c/\//-}.log
+        if "${in_mem[@]}" "$here/run-pair.sh" "${lib[$s]}" "$srv" "$cl" "$cb" >"$log" 2>&1; then got=pass; else got=fail; fi
+        cell=$got
+        if [ "$s" = ours ] || [[ $c == ours* ]]; then
+          why=${known[$mem:$ex:$s:$c]:-}
+          want=pass; [ -n "$why" ] && want=fail cell="fail ($why)"
+          if [ "$got" != "$want" ]; then
+            cell="$got (expected $want${why:+: $why})"
+            fail=1
+            echo >&2; echo "---- $mem: $ex server $s client $c ----" >&2; cat "$log" >&2
+          fi
         fi
-      fi
-      printf ' %s |' "$cell"
+        printf ' %s |' "$cell"
+        row+="|$cell"
+      done
+      echo
+      echo "$mem $ex $row" >>"$work/measured"
     done
-    echo
   done
 done
+# librpma(7) shows these tables: each follows a comment naming it
+awk '/^\.\\" generations\.sh / { key = $3 " " $4; next }
+     /^\.TE/ { key = "" }
+     key != "" && /^(c13|c12|ours)\|/ { print key " " $0 }' "$root/man/man7/librpma.7" >"$work/documented"
+if ! diff -u "$work/documented" "$work/measured" >"$work/diff"; then
+  echo; echo "FAIL: librpma(7) shows other tables than these (- documented, + measured):"
+  cat "$work/diff"
+  fail=1
+fi
 rm -rf "$work"
 exit $fail

@@ -33,7 +33,7 @@ known_entry() {
 
 # run_lane: runs the manifest lines on stdin one after the other
 run_lane() {
-  local name cmd start rc limit entry what env why
+  local name cmd start rc limit entry what env why mem
   while IFS=$'\t' read -r name cmd; do
     [ -z "$name" ] && continue
     echo "@@test begin $name"
@@ -47,10 +47,14 @@ run_lane() {
       [ "$env" = - ] && env=
       echo "known on this stack: $what${env:+ ($env)}: $why"
     fi
+    # a guest with persistent memory (RXE_PMEM_NODE) runs each test with
+    # all its memory there, as a host with pmem would; ram.* runs stay in RAM
+    mem=()
+    [ -n "${RXE_PMEM_NODE:-}" ] && [[ $name != ram.* ]] && mem=(numactl --membind="$RXE_PMEM_NODE")
     case $what in
-      ref-fails) RUN_DIFF_REF_FAILS=$why RUN_DIFF_OURS_ENV=$env timeout -k 5 "$limit" bash -c "$cmd" </dev/null 2>&1 ;;
-      env) timeout -k 5 "$limit" env $env bash -c "$cmd" </dev/null 2>&1 ;;
-      *) timeout -k 5 "$limit" bash -c "$cmd" </dev/null 2>&1 ;;
+      ref-fails) RUN_DIFF_REF_FAILS=$why RUN_DIFF_OURS_ENV=$env timeout -k 5 "$limit" "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
+      env) timeout -k 5 "$limit" env $env "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
+      *) timeout -k 5 "$limit" "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
     esac
     rc=$?
     if [ "$what" = fails ]; then

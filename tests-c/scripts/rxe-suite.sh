@@ -20,8 +20,10 @@ fi
 # the whole suite in one boot: more than rxe-run's default limit, less than
 # the CTest fixture's TIMEOUT
 # the outcomes known to differ on this stack (see rxe-suite-guest.sh)
+# and, on Debian 13's stack, persistent memory for the tests to run in
 if [ "${RXE_STACK:-bookworm}" = trixie ]; then
   export RPMA_SUITE_KNOWN=$root/tests-c/known-trixie.tsv
+  export RXE_PMEM_MB=${RXE_PMEM_MB:-2048}
 fi
 RXE_TIMEOUT=${RXE_TIMEOUT:-2300} "$root/softroce/rxe-run" "$here/rxe-suite-guest.sh" "$manifest" >"$out/console.log" 2>&1
 rc=$?
