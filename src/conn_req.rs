@@ -18,6 +18,7 @@ use crate::native::QpNative;
 use crate::peer::Peer;
 use crate::post;
 use crate::sys;
+use crate::timeouts;
 use crate::verbs::{provider_failed_with, AddrInfo, CmId, CompChannel, FirstError};
 
 /// The queues of one connection: the main CQ, the optional receive CQ, the
@@ -161,7 +162,8 @@ pub struct ConnReq {
 // (it is consumed or borrowed mutably by everything that changes it).
 unsafe impl Send for ConnReq {}
 
-/// The parameters of every connect and accept, as the C library sets them.
+/// The parameters of every connect and accept, as the C library sets them
+/// but for the retry count.
 fn conn_param(pdata: Option<&[u8]>) -> sys::rdma_conn_param {
     let mut p: sys::rdma_conn_param = Default::default();
     if let Some(d) = pdata {
@@ -172,7 +174,10 @@ fn conn_param(pdata: Option<&[u8]>) -> sys::rdma_conn_param {
     p.responder_resources = sys::RDMA_MAX_RESP_RES as u8;
     p.initiator_depth = sys::RDMA_MAX_INIT_DEPTH as u8;
     p.flow_control = 1;
-    p.retry_count = 7;
+    // The C library asks for 7, which rxe takes as "retransmit forever", so
+    // a peer that vanished is never reported; 6 is finite everywhere
+    // (timeouts.rs). The client's value is the one both sides' QPs take.
+    p.retry_count = timeouts::RETRY_COUNT;
     // 7: retry forever while the peer has no receive posted.
     p.rnr_retry_count = 7;
     p
@@ -304,6 +309,9 @@ impl ConnReq {
         let id = self.id.take().expect("present until released");
         let queues = self.queues.take().expect("present until released");
         let private_data = self.private_data.take();
+        // the timeout reaches the queue pair when it is made ready to send,
+        // inside the accept or after the connect
+        timeouts::apply(&id, peer.ack_timeout());
         conn.attach(id, queues, self.passive);
         if self.passive {
             conn.accept(&mut param)?;

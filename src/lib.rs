@@ -26,6 +26,7 @@ pub mod peer_cfg;
 mod post;
 pub mod srq;
 pub mod srq_cfg;
+mod timeouts;
 pub mod utils;
 mod verbs;
 

@@ -8,6 +8,7 @@ use crate::flush::SharedApm;
 use crate::log::Level;
 use crate::native::{DeviceNative, Switch};
 use crate::sys;
+use crate::timeouts;
 use crate::utils;
 use crate::verbs::{check_errno_value, errno, provider_failed_with, set_errno};
 
@@ -17,6 +18,8 @@ pub struct Peer {
     pd: NonNull<sys::ibv_pd>,
     odp_capable: bool,
     native: DeviceNative,
+    /// The local ACK timeout exponent of its connections (0: not set).
+    ack_timeout: u8,
     iwarp: bool,
     /// Where the emulated flushes of all the peer's connections read to.
     /// Made with the peer, before any other thread can see it, so the
@@ -73,6 +76,7 @@ impl Peer {
             pd,
             odp_capable: caps.odp,
             native,
+            ack_timeout: timeouts::ack_timeout_from_env(),
             iwarp,
             flush_target: None,
         };
@@ -110,6 +114,11 @@ impl Peer {
 
     pub fn has_native_flush(&self) -> bool {
         self.native.flush
+    }
+
+    /// The local ACK timeout exponent its connections set (0: none).
+    pub(crate) fn ack_timeout(&self) -> u8 {
+        self.ack_timeout
     }
 
     /// The native operations its QPs ask the provider for.

@@ -464,6 +464,22 @@ impl CmId {
         })
     }
 
+    /// Sets the local ACK timeout exponent of the id's queue pair; it takes
+    /// effect when the connection is made, so it comes before connect/accept.
+    pub(crate) fn set_ack_timeout(&self, exponent: u8) -> Result<()> {
+        let mut value = exponent;
+        // SAFETY: the id is live; librdmacm reads one byte from value.
+        check("rdma_set_option", unsafe {
+            sys::rdma_set_option(
+                self.as_ptr(),
+                sys::RDMA_OPTION_ID as c_int,
+                sys::RDMA_OPTION_ID_ACK_TIMEOUT as c_int,
+                (&mut value as *mut u8).cast(),
+                1,
+            )
+        })
+    }
+
     pub(crate) fn accept(&self, param: &mut sys::rdma_conn_param) -> Result<()> {
         // SAFETY: as in connect.
         check("rdma_accept", unsafe {

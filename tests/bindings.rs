@@ -68,6 +68,7 @@ const FUNCTIONS: &[&str] = &[
     "rdma_ack_cm_event",
     "rdma_event_str",
     "rdma_migrate_id",
+    "rdma_set_option",
     "rdma_create_qp_ex",
     "rdma_destroy_qp",
 ];

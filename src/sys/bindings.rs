@@ -5871,6 +5871,15 @@ pub type _bindgen_ty_26 = ::std::os::raw::c_uint;
 pub const RDMA_OPTION_IB_PATH: _bindgen_ty_27 = 1;
 pub type _bindgen_ty_27 = ::std::os::raw::c_uint;
 unsafe extern "C" {
+    pub fn rdma_set_option(
+        id: *mut rdma_cm_id,
+        level: ::std::os::raw::c_int,
+        optname: ::std::os::raw::c_int,
+        optval: *mut ::std::os::raw::c_void,
+        optlen: usize,
+    ) -> ::std::os::raw::c_int;
+}
+unsafe extern "C" {
     pub fn rdma_migrate_id(
         id: *mut rdma_cm_id,
         channel: *mut rdma_event_channel,

@@ -1,0 +1,70 @@
+//! How long a connection waits for a silent peer before it gives up.
+//!
+//! The C library leaves the queue pair's local ACK timeout to librdmacm,
+//! which on RoCE (rxe) lets an unanswered request wait forever: a peer that
+//! loses power or falls off the network is never reported. Every connection
+//! of ours sets the timeout explicitly and asks for a retry count of 6
+//! instead of the C library's 7 (which rxe reads as "retry forever"), so
+//! such a peer is found after `(retry_count + 1) × 4.096 µs × 2^exponent`:
+//! with the default exponent 17 (about 0.54 s), about 3.8 s. A healthy
+//! connection never waits that long for an acknowledgement, and a shorter
+//! break is bridged by the retransmissions.
+
+use crate::log::Level;
+use crate::verbs::CmId;
+
+/// The exponent of the local ACK timeout (4.096 µs × 2^17 ≈ 0.54 s).
+pub(crate) const DEFAULT_ACK_TIMEOUT: u8 = 17;
+/// Transport retries before a request fails with `IBV_WC_RETRY_EXC_ERR`.
+pub(crate) const RETRY_COUNT: u8 = 6;
+/// The largest exponent the 5-bit field of a queue pair can hold.
+const MAX_ACK_TIMEOUT: u8 = 31;
+
+/// The ACK timeout exponent a peer's connections use: `RPMA_ACK_TIMEOUT`
+/// from the environment (1..=31, or 0 for the C library's behaviour of not
+/// setting one), the default otherwise, including for a value that is not
+/// such a number.
+pub(crate) fn ack_timeout_from_env() -> u8 {
+    std::env::var("RPMA_ACK_TIMEOUT")
+        .ok()
+        .and_then(|v| v.trim().parse::<u8>().ok())
+        .filter(|&v| v <= MAX_ACK_TIMEOUT)
+        .unwrap_or(DEFAULT_ACK_TIMEOUT)
+}
+
+/// Applies the exponent to a connection about to connect or accept. Not
+/// fatal: a kernel that refuses the option keeps its own timeout, as the C
+/// library's connections always do.
+pub(crate) fn apply(id: &CmId, exponent: u8) {
+    if exponent != 0 && id.set_ack_timeout(exponent).is_err() {
+        rpma_log!(
+            Level::Info,
+            "rpma_conn_req_connect",
+            "rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) failed: the connection keeps the kernel's timeout"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_exponent_comes_from_the_environment_or_the_default() {
+        // One test touches the variable, so no other test sees it change.
+        std::env::remove_var("RPMA_ACK_TIMEOUT");
+        assert_eq!(ack_timeout_from_env(), DEFAULT_ACK_TIMEOUT);
+        for (value, want) in [
+            ("0", 0),
+            ("14", 14),
+            (" 31 ", 31),
+            ("32", 17),
+            ("-1", 17),
+            ("x", 17),
+        ] {
+            std::env::set_var("RPMA_ACK_TIMEOUT", value);
+            assert_eq!(ack_timeout_from_env(), want, "RPMA_ACK_TIMEOUT={value:?}");
+        }
+        std::env::remove_var("RPMA_ACK_TIMEOUT");
+    }
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_client.c -- the client side of the lost-peer cases: streams 64-byte
+ * writes into net_server's region, QD of them in flight, and reports how
+ * and when it learns that the connection is gone.
+ *
+ * usage: net_client ADDR PORT MODE MARKER-FILE LIMIT-SECONDS
+ *
+ * MODE is how it waits for completions:
+ *   busy       busy-polls rpma_cq_get_wc(), and polls the connection's
+ *              event descriptor (non-blocking) between empty polls;
+ *   wait       blocks in rpma_cq_wait();
+ *   poll       poll(2) on the completion descriptor and the event descriptor;
+ *   conn-wait  blocks in rpma_conn_wait() on a shared completion channel.
+ * After 1000 completed writes it creates MARKER-FILE (the host then breaks
+ * the link or powers the server off). What it learns first, an error
+ * completion or a connection event, is printed with the time since the last
+ * write completed, then it deletes everything and prints how long that took:
+ *   RESULT mode=M how=H detect_s=D teardown_s=T
+ * Exit 0 then; 3 when nothing was learnt within LIMIT-SECONDS of the marker
+ * (a hang); 1 on another failure. Without a break it ends after 20000
+ * writes with "RESULT ... how=none" and exit 0.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <librpma.h>
+
+#define QD 8
+#define LEN 64
+#define MARK_AFTER 1000
+#define ALL_WRITES 20000
+
+static const char *mode;
+static int limit;
+static const char *phase = "nothing learnt";
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+watchdog(int sig)
+{
+	char msg[128];
+	int n;
+
+	(void)sig;
+	n = snprintf(msg, sizeof(msg), "client: %s within %d s\nRESULT mode=%s how=hang\n",
+			phase, limit, mode);
+	if (write(1, msg, (size_t)n) < 0)
+		_exit(4);
+	_exit(3);
+}
+
+static int
+fail(const char *what, int ret)
+{
+	fprintf(stderr, "client: %s failed: %s\n", what, rpma_err_2str(ret));
+	return 1;
+}
+
+/* 1 when fd is readable within ms milliseconds */
+static int
+readable(int fd, int ms)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+
+	return poll(&p, 1, ms) == 1;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct ibv_context *ctx;
+	struct rpma_peer *peer = NULL;
+	struct rpma_conn_cfg *cfg = NULL;
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn *conn = NULL;
+	struct rpma_mr_local *src = NULL;
+	struct rpma_mr_remote *dst = NULL;
+	struct rpma_cq *cq = NULL;
+	struct rpma_conn_private_data pdata;
+	enum rpma_conn_event event;
+	struct ibv_wc wc;
+	char how[64] = "none";
+	static char buf[LEN];
+	int ret, evfd, cqfd = -1, inflight = 0, done = 0, marked = 0;
+	double last_ok;
+
+	if (argc != 6) {
+		fprintf(stderr, "usage: %s ADDR PORT busy|wait|poll|conn-wait MARKER LIMIT\n",
+				argv[0]);
+		return 2;
+	}
+	mode = argv[3];
+	limit = atoi(argv[5]);
+	int shared = strcmp(mode, "conn-wait") == 0;
+
+	if ((ret = rpma_utils_get_ibv_context(argv[1], RPMA_UTIL_IBV_CONTEXT_REMOTE, &ctx)))
+		return fail("rpma_utils_get_ibv_context", ret);
+	if ((ret = rpma_peer_new(ctx, &peer)))
+		return fail("rpma_peer_new", ret);
+	if ((ret = rpma_mr_reg(peer, buf, LEN, RPMA_MR_USAGE_WRITE_SRC, &src)))
+		return fail("rpma_mr_reg", ret);
+	if ((ret = rpma_conn_cfg_new(&cfg)) || (ret = rpma_conn_cfg_set_sq_size(cfg, 2 * QD)) ||
+			(shared && (ret = rpma_conn_cfg_set_compl_channel(cfg, true))))
+		return fail("the connection configuration", ret);
+	if ((ret = rpma_conn_req_new(peer, argv[1], argv[2], cfg, &req)))
+		return fail("rpma_conn_req_new", ret);
+	if ((ret = rpma_conn_req_connect(&req, NULL, &conn)))
+		return fail("rpma_conn_req_connect", ret);
+	if ((ret = rpma_conn_next_event(conn, &event)) || event != RPMA_CONN_ESTABLISHED)
+		return fail("waiting for the connection", ret ? ret : RPMA_E_UNKNOWN);
+	if ((ret = rpma_conn_get_private_data(conn, &pdata)) ||
+			(ret = rpma_mr_remote_from_descriptor(pdata.ptr, pdata.len, &dst)))
+		return fail("the server's region", ret);
+	if ((ret = rpma_conn_get_cq(conn, &cq)) || (ret = rpma_conn_get_event_fd(conn, &evfd)))
+		return fail("the completion queue", ret);
+	if (strcmp(mode, "poll") == 0 && (ret = rpma_cq_get_fd(cq, &cqfd)))
+		return fail("rpma_cq_get_fd", ret);
+	printf("client: connected, streaming %d-byte writes, %d in flight, waiting by %s\n", LEN,
+			QD, mode);
+	fflush(stdout);
+	signal(SIGALRM, watchdog);
+	last_ok = now();
+
+	while (done < ALL_WRITES) {
+		while (inflight < QD) {
+			ret = rpma_write(conn, dst, (size_t)(done % 1024) * LEN, src, 0, LEN,
+					RPMA_F_COMPLETION_ALWAYS, NULL);
+			if (ret) {
+				snprintf(how, sizeof(how), "rpma_write:%d", ret);
+				goto learnt;
+			}
+			inflight++;
+		}
+		if (strcmp(mode, "wait") == 0) {
+			if ((ret = rpma_cq_wait(cq))) {
+				snprintf(how, sizeof(how), "rpma_cq_wait:%d", ret);
+				goto learnt;
+			}
+		} else if (strcmp(mode, "conn-wait") == 0) {
+			struct rpma_cq *which;
+
+			if ((ret = rpma_conn_wait(conn, 0, &which, NULL))) {
+				snprintf(how, sizeof(how), "rpma_conn_wait:%d", ret);
+				goto learnt;
+			}
+		} else if (strcmp(mode, "poll") == 0) {
+			struct pollfd p[2] = {{cqfd, POLLIN, 0}, {evfd, POLLIN, 0}};
+
+			if (poll(p, 2, -1) < 0)
+				continue;
+			if (p[1].revents)
+				goto event;
+			if ((ret = rpma_cq_wait(cq))) {
+				snprintf(how, sizeof(how), "rpma_cq_wait:%d", ret);
+				goto learnt;
+			}
+		}
+		/* take every completion there is; busy mode spins here */
+		for (;;) {
+			ret = rpma_cq_get_wc(cq, 1, &wc, NULL);
+			if (ret == RPMA_E_NO_COMPLETION)
+				break;
+			if (ret) {
+				snprintf(how, sizeof(how), "rpma_cq_get_wc:%d", ret);
+				goto learnt;
+			}
+			inflight--;
+			if (wc.status != IBV_WC_SUCCESS) {
+				snprintf(how, sizeof(how), "wc:%s", ibv_wc_status_str(wc.status));
+				goto learnt;
+			}
+			done++;
+			last_ok = now();
+			if (done == MARK_AFTER && !marked) {
+				close(open(argv[4], O_CREAT | O_WRONLY, 0644));
+				alarm((unsigned)limit);
+				marked = 1;
+			}
+		}
+		if (strcmp(mode, "busy") == 0 && readable(evfd, 0))
+			goto event;
+		continue;
+event:
+		if ((ret = rpma_conn_next_event(conn, &event))) {
+			snprintf(how, sizeof(how), "rpma_conn_next_event:%d", ret);
+			goto learnt;
+		}
+		snprintf(how, sizeof(how), "event:%s", rpma_utils_conn_event_2str(event));
+		goto learnt;
+	}
+learnt:;
+	double detect = now() - last_ok;
+
+	alarm(0);
+	printf("client: learnt %s %.3f s after the last write completed (%d writes)\n", how,
+			detect, done);
+	fflush(stdout);
+	/* deleting everything must not hang either */
+	phase = "the teardown did not end";
+	alarm((unsigned)limit);
+	double t0 = now();
+
+	(void)rpma_conn_disconnect(conn);
+	(void)rpma_conn_delete(&conn);
+	(void)rpma_mr_remote_delete(&dst);
+	(void)rpma_mr_dereg(&src);
+	(void)rpma_conn_cfg_delete(&cfg);
+	(void)rpma_peer_delete(&peer);
+	alarm(0);
+	printf("RESULT mode=%s how=%s detect_s=%.3f teardown_s=%.3f\n", mode, how, detect,
+			now() - t0);
+	return 0;
+}
