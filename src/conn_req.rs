@@ -164,7 +164,7 @@ unsafe impl Send for ConnReq {}
 
 /// The parameters of every connect and accept, as the C library sets them
 /// but for the retry count.
-fn conn_param(pdata: Option<&[u8]>) -> sys::rdma_conn_param {
+fn conn_param(pdata: Option<&[u8]>, ack_timeout: u8) -> sys::rdma_conn_param {
     let mut p: sys::rdma_conn_param = Default::default();
     if let Some(d) = pdata {
         p.private_data = d.as_ptr().cast::<c_void>();
@@ -177,7 +177,7 @@ fn conn_param(pdata: Option<&[u8]>) -> sys::rdma_conn_param {
     // The C library asks for 7, which rxe takes as "retransmit forever", so
     // a peer that vanished is never reported; 6 is finite everywhere
     // (timeouts.rs). The client's value is the one both sides' QPs take.
-    p.retry_count = timeouts::RETRY_COUNT;
+    p.retry_count = timeouts::retry_count(ack_timeout);
     // 7: retry forever while the peer has no receive posted.
     p.rnr_retry_count = 7;
     p
@@ -302,9 +302,9 @@ impl ConnReq {
     /// Only the connection object itself is allocated before the accept:
     /// that failure rejects.
     pub fn connect(mut self, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
-        let mut param = conn_param(pdata);
         // SAFETY: the peer outlives the request (contract of new/listen).
         let peer = unsafe { self.peer.as_ref() };
+        let mut param = conn_param(pdata, peer.ack_timeout());
         let mut conn = Conn::alloc()?;
         let id = self.id.take().expect("present until released");
         let queues = self.queues.take().expect("present until released");

@@ -15,15 +15,23 @@ use crate::verbs::CmId;
 
 /// The exponent of the local ACK timeout (4.096 µs × 2^17 ≈ 0.54 s).
 pub(crate) const DEFAULT_ACK_TIMEOUT: u8 = 17;
-/// Transport retries before a request fails with `IBV_WC_RETRY_EXC_ERR`.
-pub(crate) const RETRY_COUNT: u8 = 6;
+/// Transport retries before a request fails with `IBV_WC_RETRY_EXC_ERR`:
+/// 6 with an ACK timeout of ours, the C library's 7 without one (the
+/// `RPMA_ACK_TIMEOUT=0` switch gives the C library's parameters exactly).
+pub(crate) fn retry_count(ack_timeout: u8) -> u8 {
+    if ack_timeout == 0 {
+        7
+    } else {
+        6
+    }
+}
 /// The largest exponent the 5-bit field of a queue pair can hold.
 const MAX_ACK_TIMEOUT: u8 = 31;
 
 /// The ACK timeout exponent a peer's connections use: `RPMA_ACK_TIMEOUT`
-/// from the environment (1..=31, or 0 for the C library's behaviour of not
-/// setting one), the default otherwise, including for a value that is not
-/// such a number.
+/// from the environment (1..=31, or 0 for the C library's behaviour: no
+/// timeout set, and its retry count), the default otherwise, including for
+/// a value that is not such a number.
 pub(crate) fn ack_timeout_from_env() -> u8 {
     std::env::var("RPMA_ACK_TIMEOUT")
         .ok()
@@ -66,5 +74,11 @@ mod tests {
             assert_eq!(ack_timeout_from_env(), want, "RPMA_ACK_TIMEOUT={value:?}");
         }
         std::env::remove_var("RPMA_ACK_TIMEOUT");
+    }
+
+    #[test]
+    fn no_timeout_means_the_c_librarys_retry_count() {
+        assert_eq!(retry_count(0), 7);
+        assert_eq!(retry_count(DEFAULT_ACK_TIMEOUT), 6);
     }
 }

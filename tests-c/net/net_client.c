@@ -11,12 +11,16 @@
  *              event descriptor (non-blocking) between empty polls;
  *   wait       blocks in rpma_cq_wait();
  *   poll       poll(2) on the completion descriptor and the event descriptor;
- *   conn-wait  blocks in rpma_conn_wait() on a shared completion channel.
+ *   conn-wait  blocks in rpma_conn_wait() on a shared completion channel;
+ *   rnr        instead of the writes, one rpma_send() that the server, which
+ *              posts no receive, never takes: busy-polls for its completion
+ *              for LIMIT-SECONDS, then deletes everything (how=outstanding
+ *              when nothing came).
  * After 1000 completed writes it creates MARKER-FILE (the host then breaks
  * the link or powers the server off). What it learns first, an error
  * completion or a connection event, is printed with the time since the last
  * write completed, then it deletes everything and prints how long that took:
- *   RESULT mode=M how=H detect_s=D teardown_s=T
+ *   RESULT mode=M how=H detect_s=D teardown_s=T writes_per_s=R
  * Exit 0 then; 3 when nothing was learnt within LIMIT-SECONDS of the marker
  * (a hang); 1 on another failure. Without a break it ends after 20000
  * writes with "RESULT ... how=none" and exit 0.
@@ -98,7 +102,7 @@ main(int argc, char *argv[])
 	char how[64] = "none";
 	static char buf[LEN];
 	int ret, evfd, cqfd = -1, inflight = 0, done = 0, marked = 0;
-	double last_ok;
+	double last_ok, start;
 
 	if (argc != 6) {
 		fprintf(stderr, "usage: %s ADDR PORT busy|wait|poll|conn-wait MARKER LIMIT\n",
@@ -108,12 +112,13 @@ main(int argc, char *argv[])
 	mode = argv[3];
 	limit = atoi(argv[5]);
 	int shared = strcmp(mode, "conn-wait") == 0;
+	int rnr = strcmp(mode, "rnr") == 0;
 
 	if ((ret = rpma_utils_get_ibv_context(argv[1], RPMA_UTIL_IBV_CONTEXT_REMOTE, &ctx)))
 		return fail("rpma_utils_get_ibv_context", ret);
 	if ((ret = rpma_peer_new(ctx, &peer)))
 		return fail("rpma_peer_new", ret);
-	if ((ret = rpma_mr_reg(peer, buf, LEN, RPMA_MR_USAGE_WRITE_SRC, &src)))
+	if ((ret = rpma_mr_reg(peer, buf, LEN, RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND, &src)))
 		return fail("rpma_mr_reg", ret);
 	if ((ret = rpma_conn_cfg_new(&cfg)) || (ret = rpma_conn_cfg_set_sq_size(cfg, 2 * QD)) ||
 			(shared && (ret = rpma_conn_cfg_set_compl_channel(cfg, true))))
@@ -135,7 +140,24 @@ main(int argc, char *argv[])
 			QD, mode);
 	fflush(stdout);
 	signal(SIGALRM, watchdog);
-	last_ok = now();
+	start = last_ok = now();
+	if (rnr) {
+		/* the server is alive and answers every retry: not a lost peer */
+		if ((ret = rpma_send(conn, src, 0, LEN, RPMA_F_COMPLETION_ALWAYS, NULL)))
+			return fail("rpma_send", ret);
+		snprintf(how, sizeof(how), "outstanding");
+		while (now() - last_ok < limit) {
+			ret = rpma_cq_get_wc(cq, 1, &wc, NULL);
+			if (ret == RPMA_E_NO_COMPLETION)
+				continue;
+			if (ret)
+				snprintf(how, sizeof(how), "rpma_cq_get_wc:%d", ret);
+			else
+				snprintf(how, sizeof(how), "wc:%s", ibv_wc_status_str(wc.status));
+			break;
+		}
+		goto learnt;
+	}
 
 	while (done < ALL_WRITES) {
 		while (inflight < QD) {
@@ -223,7 +245,7 @@ learnt:;
 	(void)rpma_conn_cfg_delete(&cfg);
 	(void)rpma_peer_delete(&peer);
 	alarm(0);
-	printf("RESULT mode=%s how=%s detect_s=%.3f teardown_s=%.3f\n", mode, how, detect,
-			now() - t0);
+	printf("RESULT mode=%s how=%s detect_s=%.3f teardown_s=%.3f writes_per_s=%.0f\n", mode,
+			how, detect, now() - t0, done ? done / (last_ok - start) : 0.0);
 	return 0;
 }

@@ -4,15 +4,21 @@
  * registers a region the client may write to, sends its descriptor with
  * the accept, and waits for the connection to end.
  *
- * usage: net_server ADDR PORT [READY-FILE]
+ * usage: net_server ADDR PORT [probe SECONDS]
  *
- * READY-FILE is created once it listens (softroce/rxe-pair waits for it).
  * Prints how the connection ended; exit 0 when it closed or was lost.
+ * With "probe", the server also posts a zero-length write (no region, no
+ * data) every SECONDS: a side with nothing else outstanding learns of a
+ * lost peer only through a request of its own. It then reports what it
+ * learnt as net_client does:
+ *   RESULT mode=probe how=H detect_s=D
+ * where D is the time since the last probe completed.
  */
-#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <librpma.h>
 
@@ -24,6 +30,61 @@ fail(const char *what, int ret)
 	fprintf(stderr, "server: %s failed: %s\n", what, rpma_err_2str(ret));
 	return 1;
 }
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * a zero-length write every period seconds until one fails or an event
+ * comes; prints what ended it
+ */
+static int
+probe(struct rpma_conn *conn, double period)
+{
+	struct rpma_cq *cq;
+	struct ibv_wc wc;
+	enum rpma_conn_event event;
+	char how[64];
+	double last_ok = now();
+	int evfd, ret;
+
+	if ((ret = rpma_conn_get_cq(conn, &cq)) || (ret = rpma_conn_get_event_fd(conn, &evfd)))
+		return fail("the completion queue", ret);
+	for (;;) {
+		struct pollfd p = {evfd, POLLIN, 0};
+
+		if (poll(&p, 1, (int)(period * 1000)) == 1) {
+			ret = rpma_conn_next_event(conn, &event);
+			snprintf(how, sizeof(how), "event:%s",
+					ret ? "failed" : rpma_utils_conn_event_2str(event));
+			break;
+		}
+		if ((ret = rpma_write(conn, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, NULL)))
+			return fail("rpma_write", ret);
+		while ((ret = rpma_cq_get_wc(cq, 1, &wc, NULL)) == RPMA_E_NO_COMPLETION)
+			;
+		if (ret) {
+			snprintf(how, sizeof(how), "rpma_cq_get_wc:%d", ret);
+			break;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			snprintf(how, sizeof(how), "wc:%s", ibv_wc_status_str(wc.status));
+			break;
+		}
+		last_ok = now();
+	}
+	printf("server: learnt %s\nRESULT mode=probe how=%s detect_s=%.3f\n", how, how,
+			now() - last_ok);
+	fflush(stdout);
+	return 0;
+}
+
 
 int
 main(int argc, char *argv[])
@@ -40,7 +101,7 @@ main(int argc, char *argv[])
 	int ret;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s ADDR PORT [READY-FILE]\n", argv[0]);
+		fprintf(stderr, "usage: %s ADDR PORT [probe SECONDS]\n", argv[0]);
 		return 2;
 	}
 	void *buf = calloc(1, REGION);
@@ -61,22 +122,24 @@ main(int argc, char *argv[])
 		return fail("rpma_ep_listen", ret);
 	printf("server: listening on %s:%s\n", argv[1], argv[2]);
 	fflush(stdout);
-	if (argc > 3)
-		close(open(argv[3], O_CREAT | O_WRONLY, 0644));
 	if ((ret = rpma_ep_next_conn_req(ep, NULL, &req)))
 		return fail("rpma_ep_next_conn_req", ret);
 	struct rpma_conn_private_data pdata = {desc, (uint8_t)desc_size};
 
 	if ((ret = rpma_conn_req_connect(&req, &pdata, &conn)))
 		return fail("rpma_conn_req_connect", ret);
-	while ((ret = rpma_conn_next_event(conn, &event)) == 0 &&
-			event == RPMA_CONN_ESTABLISHED) {
-		printf("server: connection established\n");
-		fflush(stdout);
+	if ((ret = rpma_conn_next_event(conn, &event)) || event != RPMA_CONN_ESTABLISHED)
+		return fail("waiting for the connection", ret ? ret : RPMA_E_UNKNOWN);
+	printf("server: connection established\n");
+	fflush(stdout);
+	if (argc > 4 && strcmp(argv[3], "probe") == 0) {
+		if (probe(conn, atof(argv[4])))
+			return 1;
+	} else {
+		if ((ret = rpma_conn_next_event(conn, &event)))
+			return fail("rpma_conn_next_event", ret);
+		printf("server: the connection ended: %s\n", rpma_utils_conn_event_2str(event));
 	}
-	if (ret)
-		return fail("rpma_conn_next_event", ret);
-	printf("server: the connection ended: %s\n", rpma_utils_conn_event_2str(event));
 	(void)rpma_conn_disconnect(conn);
 	(void)rpma_conn_delete(&conn);
 	(void)rpma_mr_dereg(&mr);

@@ -12,15 +12,34 @@
 #       and waits for completions by MODE (busy, wait, poll, conn-wait);
 #       the server's guest is powered off mid-stream. The client must learn
 #       it within BOUND seconds (default 15) and delete everything; with
-#       BOUND=0 nothing is asserted (a measurement: the C library hangs)
+#       BOUND=0 nothing is asserted and it waits NET_PAIR_LIMIT seconds
+#       (default 60; a measurement: the C library hangs)
 #   cut SECONDS MODE [BOUND]
 #       the same stream, but the server's NIC is taken off the network for
 #       SECONDS and put back: shorter than the library's bound, the stream
 #       must complete with no error; longer, it must end as at a power-off
+#   clientoff probe|passive [BOUND]
+#       the client's guest is powered off mid-stream and the server
+#       survives: a server that probes (a zero-length write every second,
+#       net_server probe) must learn it within BOUND seconds; a passive one
+#       (nothing outstanding) learns nothing, which is measured (within
+#       BOUND) and not asserted
+#   rnr LIB [SECONDS]
+#       net_client (LIB) sends once to net_server, which never posts a
+#       receive, and waits SECONDS (default 10) for its completion; then
+#       deleting everything must not hang. With the C library the send
+#       stays outstanding (its retry count of 7 is without end on rxe);
+#       with ours, asserted, rxe's ACK timer runs out the transport retries
+#       while it waits and the send fails (IBV_WC_RETRY_EXC_ERR)
+#   loss PERCENT DELAY-MS
+#       both guests lose PERCENT of their packets and delay each by DELAY-MS
+#       (tc netem): net_client's 20000 writes must all complete, and the
+#       data-path example (ours on both sides) must pass, its data verified
 #
 # Each run prints its RESULT line (see net_client.c). Environment:
 # NET_PAIR_RESULTS, a file to which each RESULT line is appended.
 set -u
+[ $# -ge 2 ] || { sed -n '2,38s/^# \{0,1\}//p' "$0"; exit 2; }
 build=$(cd "$1" && pwd); shift
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -62,7 +81,7 @@ case $case_ in
       # is done, the server's guest is powered off
       control="rxe-pair-ctl \$RXE_PAIR_CLIENT wait streaming && rxe-pair-ctl \$RXE_PAIR_SERVER link-off && echo 'link cut' && sleep $secs && rxe-pair-ctl \$RXE_PAIR_SERVER link-on && echo 'link back after $secs s' && rxe-pair-ctl \$RXE_PAIR_CLIENT wait rc 120 && sleep 3 && rxe-pair-ctl \$RXE_PAIR_SERVER poweroff"
     fi
-    limit=$bound; [ "$bound" = 0 ] && limit=60
+    limit=$bound; [ "$bound" = 0 ] && limit=${NET_PAIR_LIMIT:-60}
     echo "== $case_ ${secs:+$secs s }$mode, client library $cl"
     RXE_PAIR_CONTROL=$control "$root/softroce/rxe-pair" \
       "$(serve "$served" "${lib[ours]}" "$build/net_server" '$RPMA_TESTING_IP' $port)" \
@@ -80,5 +99,51 @@ case $case_ in
       [[ $result == *how=wc:* || $result == *how=event:* ]] || { echo "FAIL: the lost server went unreported"; exit 1; }
     fi
     echo "PASS: $result" ;;
-  *) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 2 ;;
+  clientoff)
+    how=$1 bound=${2:-15}
+    srv_args=(); [ "$how" = probe ] && srv_args=(probe 1)
+    echo "== clientoff: the server ${how}s"
+    RXE_PAIR_CONTROL="rxe-pair-ctl \$RXE_PAIR_CLIENT wait streaming && rxe-pair-ctl \$RXE_PAIR_CLIENT poweroff && echo 'client powered off' && { rxe-pair-ctl \$RXE_PAIR_SERVER wait ended $bound || { echo 'the server learnt nothing within $bound s'; rxe-pair-ctl \$RXE_PAIR_SERVER poweroff; }; }" \
+      "$root/softroce/rxe-pair" \
+      "$(serve "$served" "${lib[ours]}" "$build/net_server" '$RPMA_TESTING_IP' $port "${srv_args[@]}"); r=\$?; touch /run/rxe-run/ended; exit \$r" \
+      "$served ${lib[ours]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 60" \
+      >"$out" 2>&1
+    cat "$out"
+    result=$(sed -n 's/^server| \(RESULT .*\)/\1/p' "$out")
+    [ -n "${NET_PAIR_RESULTS:-}" ] && echo "clientoff $how ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
+    [ "$how" = probe ] || exit 0
+    [[ $result == *how=wc:* || $result == *how=event:* ]] || { echo "FAIL: the lost client went unreported"; exit 1; }
+    echo "PASS: $result" ;;
+  rnr)
+    cl=$1 secs=${2:-10}
+    echo "== rnr: a send the server never takes, client library $cl"
+    "$root/softroce/rxe-pair" \
+      "$(serve "$served" "${lib[ours]}" "$build/net_server" '$RPMA_TESTING_IP' $port)" \
+      "$served ${lib[$cl]} $build/net_client \$RXE_PEER_IP $port rnr /run/rxe-run/streaming $secs" \
+      >"$out" 2>&1
+    cat "$out"
+    result=$(sed -n 's/^client| \(RESULT .*\)/\1/p' "$out")
+    [ -n "${NET_PAIR_RESULTS:-}" ] && echo "rnr lib=$cl ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
+    grep -q '^client| run-served-by: net_client exit 0' "$out" || { echo "FAIL: the client did not end cleanly"; exit 1; }
+    [ "$cl" = ours ] || exit 0
+    [[ $result == *how=wc:transport\ retry* ]] || { echo "FAIL: the send did not end in IBV_WC_RETRY_EXC_ERR"; exit 1; }
+    echo "PASS: $result" ;;
+  loss)
+    pct=$1 delay=$2 fail=0
+    netem="tc qdisc add dev eth0 root netem loss $pct% delay ${delay}ms &&"
+    echo "== loss $pct%, delay $delay ms each way: the write stream"
+    "$root/softroce/rxe-pair" \
+      "$netem $(serve "$served" "${lib[ours]}" "$build/net_server" '$RPMA_TESTING_IP' $port)" \
+      "$netem $served ${lib[ours]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 120" \
+      >"$out" 2>&1
+    result=$(sed -n 's/^client| \(RESULT .*\)/\1/p' "$out")
+    [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss $pct $delay ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
+    if [[ $result == *how=none* ]]; then echo "PASS: $result"; else cat "$out"; echo "FAIL: $result"; fail=1; fi
+    echo "== loss $pct%, delay $delay ms each way: the data-path example"
+    "$root/softroce/rxe-pair" \
+      "$netem $(serve "$served" "${lib[ours]}" "$build/example_data-path_server" '$RPMA_TESTING_IP' $port)" \
+      "$netem $served ${lib[ours]} $build/example_data-path_client \$RXE_PEER_IP $port" >"$out" 2>&1 \
+      && tail -3 "$out" || { cat "$out"; fail=1; }
+    exit $fail ;;
+  *) sed -n '2,38s/^# \{0,1\}//p' "$0"; exit 2 ;;
 esac
