@@ -35,7 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <librpma.h>
+#include "net.h"
+
+const char *net_side = "client";
 
 #define QD 8
 #define LEN 64
@@ -45,15 +47,6 @@
 static const char *mode;
 static int limit;
 static const char *phase = "nothing learnt";
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void
 watchdog(int sig)
@@ -67,13 +60,6 @@ watchdog(int sig)
 	if (write(1, msg, (size_t)n) < 0)
 		_exit(4);
 	_exit(3);
-}
-
-static int
-fail(const char *what, int ret)
-{
-	fprintf(stderr, "client: %s failed: %s\n", what, rpma_err_2str(ret));
-	return 1;
 }
 
 /* 1 when fd is readable within ms milliseconds */
@@ -115,38 +101,38 @@ main(int argc, char *argv[])
 	int rnr = strcmp(mode, "rnr") == 0;
 
 	if ((ret = rpma_utils_get_ibv_context(argv[1], RPMA_UTIL_IBV_CONTEXT_REMOTE, &ctx)))
-		return fail("rpma_utils_get_ibv_context", ret);
+		return net_fail("rpma_utils_get_ibv_context", ret);
 	if ((ret = rpma_peer_new(ctx, &peer)))
-		return fail("rpma_peer_new", ret);
+		return net_fail("rpma_peer_new", ret);
 	if ((ret = rpma_mr_reg(peer, buf, LEN, RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND, &src)))
-		return fail("rpma_mr_reg", ret);
+		return net_fail("rpma_mr_reg", ret);
 	if ((ret = rpma_conn_cfg_new(&cfg)) || (ret = rpma_conn_cfg_set_sq_size(cfg, 2 * QD)) ||
 			(shared && (ret = rpma_conn_cfg_set_compl_channel(cfg, true))))
-		return fail("the connection configuration", ret);
+		return net_fail("the connection configuration", ret);
 	if ((ret = rpma_conn_req_new(peer, argv[1], argv[2], cfg, &req)))
-		return fail("rpma_conn_req_new", ret);
+		return net_fail("rpma_conn_req_new", ret);
 	if ((ret = rpma_conn_req_connect(&req, NULL, &conn)))
-		return fail("rpma_conn_req_connect", ret);
+		return net_fail("rpma_conn_req_connect", ret);
 	if ((ret = rpma_conn_next_event(conn, &event)) || event != RPMA_CONN_ESTABLISHED)
-		return fail("waiting for the connection", ret ? ret : RPMA_E_UNKNOWN);
+		return net_fail("waiting for the connection", ret ? ret : RPMA_E_UNKNOWN);
 	if ((ret = rpma_conn_get_private_data(conn, &pdata)) ||
 			(ret = rpma_mr_remote_from_descriptor(pdata.ptr, pdata.len, &dst)))
-		return fail("the server's region", ret);
+		return net_fail("the server's region", ret);
 	if ((ret = rpma_conn_get_cq(conn, &cq)) || (ret = rpma_conn_get_event_fd(conn, &evfd)))
-		return fail("the completion queue", ret);
+		return net_fail("the completion queue", ret);
 	if (strcmp(mode, "poll") == 0 && (ret = rpma_cq_get_fd(cq, &cqfd)))
-		return fail("rpma_cq_get_fd", ret);
+		return net_fail("rpma_cq_get_fd", ret);
 	printf("client: connected, streaming %d-byte writes, %d in flight, waiting by %s\n", LEN,
 			QD, mode);
 	fflush(stdout);
 	signal(SIGALRM, watchdog);
-	start = last_ok = now();
+	start = last_ok = net_now();
 	if (rnr) {
 		/* the server is alive and answers every retry: not a lost peer */
 		if ((ret = rpma_send(conn, src, 0, LEN, RPMA_F_COMPLETION_ALWAYS, NULL)))
-			return fail("rpma_send", ret);
+			return net_fail("rpma_send", ret);
 		snprintf(how, sizeof(how), "outstanding");
-		while (now() - last_ok < limit) {
+		while (net_now() - last_ok < limit) {
 			ret = rpma_cq_get_wc(cq, 1, &wc, NULL);
 			if (ret == RPMA_E_NO_COMPLETION)
 				continue;
@@ -208,7 +194,7 @@ main(int argc, char *argv[])
 				goto learnt;
 			}
 			done++;
-			last_ok = now();
+			last_ok = net_now();
 			if (done == MARK_AFTER && !marked) {
 				close(open(argv[4], O_CREAT | O_WRONLY, 0644));
 				alarm((unsigned)limit);
@@ -227,7 +213,7 @@ event:
 		goto learnt;
 	}
 learnt:;
-	double detect = now() - last_ok;
+	double detect = net_now() - last_ok;
 
 	alarm(0);
 	printf("client: learnt %s %.3f s after the last write completed (%d writes)\n", how,
@@ -236,7 +222,7 @@ learnt:;
 	/* deleting everything must not hang either */
 	phase = "the teardown did not end";
 	alarm((unsigned)limit);
-	double t0 = now();
+	double t0 = net_now();
 
 	(void)rpma_conn_disconnect(conn);
 	(void)rpma_conn_delete(&conn);
@@ -246,6 +232,6 @@ learnt:;
 	(void)rpma_peer_delete(&peer);
 	alarm(0);
 	printf("RESULT mode=%s how=%s detect_s=%.3f teardown_s=%.3f writes_per_s=%.0f\n", mode,
-			how, detect, now() - t0, done ? done / (last_ok - start) : 0.0);
+			how, detect, net_now() - t0, done ? done / (last_ok - start) : 0.0);
 	return 0;
 }

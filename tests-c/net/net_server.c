@@ -20,25 +20,11 @@
 #include <time.h>
 #include <stdlib.h>
 
-#include <librpma.h>
+#include "net.h"
+
+const char *net_side = "server";
 
 #define REGION (1 << 20)
-
-static int
-fail(const char *what, int ret)
-{
-	fprintf(stderr, "server: %s failed: %s\n", what, rpma_err_2str(ret));
-	return 1;
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /*
  * a zero-length write every period seconds until one fails or an event
@@ -51,11 +37,11 @@ probe(struct rpma_conn *conn, double period)
 	struct ibv_wc wc;
 	enum rpma_conn_event event;
 	char how[64];
-	double last_ok = now();
+	double last_ok = net_now();
 	int evfd, ret;
 
 	if ((ret = rpma_conn_get_cq(conn, &cq)) || (ret = rpma_conn_get_event_fd(conn, &evfd)))
-		return fail("the completion queue", ret);
+		return net_fail("the completion queue", ret);
 	for (;;) {
 		struct pollfd p = {evfd, POLLIN, 0};
 
@@ -66,7 +52,7 @@ probe(struct rpma_conn *conn, double period)
 			break;
 		}
 		if ((ret = rpma_write(conn, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, NULL)))
-			return fail("rpma_write", ret);
+			return net_fail("rpma_write", ret);
 		while ((ret = rpma_cq_get_wc(cq, 1, &wc, NULL)) == RPMA_E_NO_COMPLETION)
 			;
 		if (ret) {
@@ -77,10 +63,10 @@ probe(struct rpma_conn *conn, double period)
 			snprintf(how, sizeof(how), "wc:%s", ibv_wc_status_str(wc.status));
 			break;
 		}
-		last_ok = now();
+		last_ok = net_now();
 	}
 	printf("server: learnt %s\nRESULT mode=probe how=%s detect_s=%.3f\n", how, how,
-			now() - last_ok);
+			net_now() - last_ok);
 	fflush(stdout);
 	return 0;
 }
@@ -109,27 +95,27 @@ main(int argc, char *argv[])
 	if (buf == NULL)
 		return 1;
 	if ((ret = rpma_utils_get_ibv_context(argv[1], RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx)))
-		return fail("rpma_utils_get_ibv_context", ret);
+		return net_fail("rpma_utils_get_ibv_context", ret);
 	if ((ret = rpma_peer_new(ctx, &peer)))
-		return fail("rpma_peer_new", ret);
+		return net_fail("rpma_peer_new", ret);
 	if ((ret = rpma_mr_reg(peer, buf, REGION, RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC,
 			&mr)))
-		return fail("rpma_mr_reg", ret);
+		return net_fail("rpma_mr_reg", ret);
 	if ((ret = rpma_mr_get_descriptor_size(mr, &desc_size)) ||
 			(ret = rpma_mr_get_descriptor(mr, desc)))
-		return fail("rpma_mr_get_descriptor", ret);
+		return net_fail("rpma_mr_get_descriptor", ret);
 	if ((ret = rpma_ep_listen(peer, argv[1], argv[2], &ep)))
-		return fail("rpma_ep_listen", ret);
+		return net_fail("rpma_ep_listen", ret);
 	printf("server: listening on %s:%s\n", argv[1], argv[2]);
 	fflush(stdout);
 	if ((ret = rpma_ep_next_conn_req(ep, NULL, &req)))
-		return fail("rpma_ep_next_conn_req", ret);
+		return net_fail("rpma_ep_next_conn_req", ret);
 	struct rpma_conn_private_data pdata = {desc, (uint8_t)desc_size};
 
 	if ((ret = rpma_conn_req_connect(&req, &pdata, &conn)))
-		return fail("rpma_conn_req_connect", ret);
+		return net_fail("rpma_conn_req_connect", ret);
 	if ((ret = rpma_conn_next_event(conn, &event)) || event != RPMA_CONN_ESTABLISHED)
-		return fail("waiting for the connection", ret ? ret : RPMA_E_UNKNOWN);
+		return net_fail("waiting for the connection", ret ? ret : RPMA_E_UNKNOWN);
 	printf("server: connection established\n");
 	fflush(stdout);
 	if (argc > 4 && strcmp(argv[3], "probe") == 0) {
@@ -137,7 +123,7 @@ main(int argc, char *argv[])
 			return 1;
 	} else {
 		if ((ret = rpma_conn_next_event(conn, &event)))
-			return fail("rpma_conn_next_event", ret);
+			return net_fail("rpma_conn_next_event", ret);
 		printf("server: the connection ended: %s\n", rpma_utils_conn_event_2str(event));
 	}
 	(void)rpma_conn_disconnect(conn);
