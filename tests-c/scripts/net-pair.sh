@@ -31,10 +31,11 @@
 #       stays outstanding (its retry count of 7 is without end on rxe);
 #       with ours, asserted, rxe's ACK timer runs out the transport retries
 #       while it waits and the send fails (IBV_WC_RETRY_EXC_ERR)
-#   loss PERCENT DELAY-MS
+#   loss PERCENT DELAY-MS [EXAMPLE...]
 #       both guests lose PERCENT of their packets and delay each by DELAY-MS
-#       (tc netem): net_client's 20000 writes must all complete, and the
-#       data-path example (ours on both sides) must pass, its data verified
+#       (tc netem): net_client's 20000 writes must all complete, and each
+#       EXAMPLE (default data-path; "all": every client/server example),
+#       ours on both sides, must pass, its data verified by the example
 #
 # Each run prints its RESULT line (see net_client.c). Environment:
 # NET_PAIR_RESULTS, a file to which each RESULT line is appended.
@@ -129,7 +130,11 @@ case $case_ in
     [[ $result == *how=wc:transport\ retry* ]] || { echo "FAIL: the send did not end in IBV_WC_RETRY_EXC_ERR"; exit 1; }
     echo "PASS: $result" ;;
   loss)
-    pct=$1 delay=$2 fail=0
+    pct=$1 delay=$2 fail=0; shift 2
+    examples=("${@:-data-path}")
+    if [ "${examples[0]}" = all ]; then
+      mapfile -t examples < <(cd "$build" && ls example_*_server | sed 's/^example_\(.*\)_server$/\1/')
+    fi
     netem="tc qdisc add dev eth0 root netem loss $pct% delay ${delay}ms &&"
     echo "== loss $pct%, delay $delay ms each way: the write stream"
     "$root/softroce/rxe-pair" \
@@ -139,11 +144,18 @@ case $case_ in
     result=$(sed -n 's/^client| \(RESULT .*\)/\1/p' "$out")
     [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss $pct $delay ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
     if [[ $result == *how=none* ]]; then echo "PASS: $result"; else cat "$out"; echo "FAIL: $result"; fail=1; fi
-    echo "== loss $pct%, delay $delay ms each way: the data-path example"
-    "$root/softroce/rxe-pair" \
-      "$netem $(serve "$served" "${lib[ours]}" "$build/example_data-path_server" '$RPMA_TESTING_IP' $port)" \
-      "$netem $served ${lib[ours]} $build/example_data-path_client \$RXE_PEER_IP $port" >"$out" 2>&1 \
-      && tail -3 "$out" || { cat "$out"; fail=1; }
+    for ex in "${examples[@]}"; do
+      echo "== loss $pct%, delay $delay ms each way: the $ex example"
+      start=$SECONDS
+      if "$root/softroce/rxe-pair" \
+          "$netem $(serve "$served" "${lib[ours]}" "$build/example_${ex}_server" '$RPMA_TESTING_IP' $port)" \
+          "$netem $served ${lib[ours]} $build/example_${ex}_client \$RXE_PEER_IP $port" >"$out" 2>&1; then
+        tail -1 "$out"; got=pass
+      else
+        cat "$out"; fail=1; got=FAIL
+      fi
+      [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss-example $pct $delay $ex $got $((SECONDS - start))s" >>"$NET_PAIR_RESULTS"
+    done
     exit $fail ;;
   *) sed -n '2,38s/^# \{0,1\}//p' "$0"; exit 2 ;;
 esac
