@@ -588,6 +588,18 @@ pub unsafe extern "C" fn rdma_disconnect(_id: *mut rdma_cm_id) -> c_int {
     0
 }
 
+/// The ACK timeout a connection sets: nothing to do for a fake queue pair.
+#[no_mangle]
+pub unsafe extern "C" fn rdma_set_option(
+    _id: *mut rdma_cm_id,
+    _level: c_int,
+    _optname: c_int,
+    _optval: *mut c_void,
+    _optlen: usize,
+) -> c_int {
+    0
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn rdma_migrate_id(
     id: *mut rdma_cm_id,
