@@ -25,6 +25,7 @@ pub(crate) fn retry_count(ack_timeout: u8) -> u8 {
         6
     }
 }
+
 /// The largest exponent the 5-bit field of a queue pair can hold.
 const MAX_ACK_TIMEOUT: u8 = 31;
 
