@@ -4,7 +4,7 @@
  * writes into net_server's region, QD of them in flight, and reports how
  * and when it learns that the connection is gone.
  *
- * usage: net_client ADDR PORT MODE MARKER-FILE LIMIT-SECONDS
+ * usage: net_client ADDR PORT MODE MARKER-FILE LIMIT-SECONDS [WRITES]
  *
  * MODE is how it waits for completions:
  *   busy       busy-polls rpma_cq_get_wc(), and polls the connection's
@@ -22,8 +22,9 @@
  * write completed, then it deletes everything and prints how long that took:
  *   RESULT mode=M how=H detect_s=D teardown_s=T writes_per_s=R
  * Exit 0 then; 3 when nothing was learnt within LIMIT-SECONDS of the marker
- * (a hang); 1 on another failure. Without a break it ends after 20000
- * writes with "RESULT ... how=none" and exit 0.
+ * (a hang); 1 on another failure. Without a break it ends after WRITES
+ * (default 20000) writes with "RESULT ... how=none" and exit 0. Until the
+ * marker, LIMIT-SECONDS also bounds the connection and the first writes.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -42,7 +43,7 @@ const char *net_side = "client";
 #define QD 8
 #define LEN 64
 #define MARK_AFTER 1000
-#define ALL_WRITES 20000
+#define ALL_WRITES 20000 /* unless WRITES says otherwise */
 
 static const char *mode;
 static int limit;
@@ -90,13 +91,17 @@ main(int argc, char *argv[])
 	int ret, evfd, cqfd = -1, inflight = 0, done = 0, marked = 0;
 	double last_ok, start;
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: %s ADDR PORT busy|wait|poll|conn-wait MARKER LIMIT\n",
+	if (argc != 6 && argc != 7) {
+		fprintf(stderr, "usage: %s ADDR PORT busy|wait|poll|conn-wait|rnr MARKER LIMIT [WRITES]\n",
 				argv[0]);
 		return 2;
 	}
 	mode = argv[3];
 	limit = atoi(argv[5]);
+	int all = argc == 7 ? atoi(argv[6]) : ALL_WRITES;
+
+	signal(SIGALRM, watchdog);
+	alarm((unsigned)limit);
 	int shared = strcmp(mode, "conn-wait") == 0;
 	int rnr = strcmp(mode, "rnr") == 0;
 
@@ -125,9 +130,9 @@ main(int argc, char *argv[])
 	printf("client: connected, streaming %d-byte writes, %d in flight, waiting by %s\n", LEN,
 			QD, mode);
 	fflush(stdout);
-	signal(SIGALRM, watchdog);
 	start = last_ok = net_now();
 	if (rnr) {
+		alarm(0);
 		/* the server is alive and answers every retry: not a lost peer */
 		if ((ret = rpma_send(conn, src, 0, LEN, RPMA_F_COMPLETION_ALWAYS, NULL)))
 			return net_fail("rpma_send", ret);
@@ -145,7 +150,7 @@ main(int argc, char *argv[])
 		goto learnt;
 	}
 
-	while (done < ALL_WRITES) {
+	while (done < all) {
 		while (inflight < QD) {
 			ret = rpma_write(conn, dst, (size_t)(done % 1024) * LEN, src, 0, LEN,
 					RPMA_F_COMPLETION_ALWAYS, NULL);

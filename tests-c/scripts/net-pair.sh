@@ -33,7 +33,8 @@
 #       while it waits and the send fails (IBV_WC_RETRY_EXC_ERR)
 #   loss PERCENT DELAY-MS [EXAMPLE...]
 #       both guests lose PERCENT of their packets and delay each by DELAY-MS
-#       (tc netem): net_client's 20000 writes must all complete, and each
+#       (tc netem): net_client's writes (NET_PAIR_WRITES, default 20000)
+#       must all complete within 300 s, and each
 #       EXAMPLE (default data-path; "all": every client/server example),
 #       ours on both sides, must pass, its data verified by the example
 #
@@ -139,7 +140,7 @@ case $case_ in
     echo "== loss $pct%, delay $delay ms each way: the write stream"
     "$root/softroce/rxe-pair" \
       "$netem $(serve "$served" "${lib[ours]}" "$build/net_server" '$RPMA_TESTING_IP' $port)" \
-      "$netem $served ${lib[ours]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 120" \
+      "$netem $served ${lib[ours]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 300 ${NET_PAIR_WRITES:-20000}" \
       >"$out" 2>&1
     result=$(sed -n 's/^client| \(RESULT .*\)/\1/p' "$out")
     [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss $pct $delay ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
