@@ -14,6 +14,9 @@ use crate::error::{Error, Result};
 use crate::log::Level;
 use crate::sys;
 
+/// How many times `CmId::resolve_addr` tries an address that times out.
+const RESOLVE_ATTEMPTS: u32 = 3;
+
 /// The calling thread's `errno`.
 pub(crate) fn errno() -> c_int {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
@@ -383,16 +386,30 @@ impl CmId {
     }
 
     /// Resolves the route-able addresses of `info` to a device.
+    ///
+    /// A resolution that times out is tried again, up to
+    /// `RESOLVE_ATTEMPTS` in all: the timeout (1 s by default) is one ARP
+    /// retransmission interval, so a single lost ARP request or reply
+    /// would otherwise fail a connection on a lossy network, where the C
+    /// library fails it. A healthy network resolves on the first attempt.
     #[inline]
     pub(crate) fn resolve_addr(&self, info: &AddrInfo, timeout_ms: c_int) -> Result<()> {
-        // SAFETY: as in bind.
-        let ret = unsafe {
-            sys::rdma_resolve_addr(self.as_ptr(), info.src_addr(), info.dst_addr(), timeout_ms)
+        let mut attempt = 1;
+        let e = loop {
+            // SAFETY: as in bind; after a failed resolution the id is bound
+            // again, from where it may resolve anew.
+            let ret = unsafe {
+                sys::rdma_resolve_addr(self.as_ptr(), info.src_addr(), info.dst_addr(), timeout_ms)
+            };
+            if ret == 0 {
+                return Ok(());
+            }
+            let e = errno();
+            if e != libc::ETIMEDOUT || attempt == RESOLVE_ATTEMPTS {
+                break e;
+            }
+            attempt += 1;
         };
-        if ret == 0 {
-            return Ok(());
-        }
-        let e = errno();
         let (src, dst) = info.names();
         rpma_log!(
             Level::Error,

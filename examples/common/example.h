@@ -358,9 +358,14 @@ expect_event_within(const char *who, struct rpma_conn *conn, enum rpma_conn_even
  * librpma calls it makes; each reports what failed on stderr.
  */
 
-/* how long a connection event (ESTABLISHED, CLOSED) may take to come */
+/*
+ * How long a connection event (ESTABLISHED, CLOSED) may take to come. The
+ * kernel's connection manager resends a lost message only after about
+ * 6.4 s on rxe, so on a lossy network a disconnect may need several of
+ * those before it is answered.
+ */
 #ifndef CONN_EVENT_TIMEOUT_MS
-#define CONN_EVENT_TIMEOUT_MS 30000
+#define CONN_EVENT_TIMEOUT_MS 60000
 #endif
 
 /*

@@ -27,8 +27,8 @@
 
 /* the client sets a deadline of its own for finding the server */
 #define RESOLVE_TIMEOUT_MS	5000
-/* how long a connection may take to be established or closed */
-#define EVENT_TIMEOUT_MS	20000
+/* how long a connection may take to be established or closed (see CONN_EVENT_TIMEOUT_MS) */
+#define EVENT_TIMEOUT_MS	60000
 
 /* larger than a greeting, so a longer message shows as a wrong length */
 #define GREETING_ROOM	128

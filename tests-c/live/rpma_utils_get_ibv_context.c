@@ -144,6 +144,7 @@ main(void)
 	/*
 	 * ERRORS: RPMA_E_PROVIDER, REMOTE: an address on the link that nobody
 	 * answers; resolution gives up after the fixed RPMA_DEFAULT_TIMEOUT_MS
+	 * (C: one attempt, about 1 s; ours, NOTES: three, about 3 s)
 	 */
 	up_log_begin();
 	t0 = seconds();
