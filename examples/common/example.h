@@ -203,11 +203,11 @@ wc_status_name(enum ibv_wc_status status)
  * looks again. hangup_fd, when not -1, is a connection's event fd: an
  * event there while nothing completed means the peer gave up (receives on
  * a shared RQ are not flushed when a connection breaks), and ends the wait
- * at once. Returns 0, or non-zero after reporting; the completion's status
- * is not looked at here.
+ * at once. Returns 0, 2 (quietly) for such a hang-up, or 1 after
+ * reporting; the completion's status is not looked at here.
  */
 static inline int
-next_wc(const char *who, struct rpma_cq *cq, int hangup_fd, struct ibv_wc *wc)
+wc_or_hangup(const char *who, struct rpma_cq *cq, int hangup_fd, struct ibv_wc *wc)
 {
 	struct timespec deadline = deadline_in(COMPLETION_TIMEOUT_MS);
 	struct pollfd pfd[2] = {
@@ -229,11 +229,8 @@ next_wc(const char *who, struct rpma_cq *cq, int hangup_fd, struct ibv_wc *wc)
 			report(who, "rpma_cq_get_wc", ret);
 			return 1;
 		}
-		if (pfd[1].revents) {
-			fprintf(stderr, "%s: the connection ended while a completion was awaited\n",
-					who);
-			return 1;
-		}
+		if (pfd[1].revents)
+			return 2;
 		/* a signal neither cuts the wait short nor stretches it */
 		do
 			ret = poll(pfd, 2, ms_left(&deadline));
@@ -259,20 +256,27 @@ next_wc(const char *who, struct rpma_cq *cq, int hangup_fd, struct ibv_wc *wc)
 	}
 }
 
+/* wc_or_hangup(), a hang-up reported as a failure: 0, or 1 after reporting */
+static inline int
+next_wc(const char *who, struct rpma_cq *cq, int hangup_fd, struct ibv_wc *wc)
+{
+	int ret = wc_or_hangup(who, cq, hangup_fd, wc);
+
+	if (ret == 2)
+		fprintf(stderr, "%s: the connection ended while a completion was awaited\n", who);
+	return ret != 0;
+}
+
 /*
- * Takes the next completion from cq (hangup_fd as for next_wc()) and checks
- * it belongs to the operation posted with op_context, succeeded and has
- * the opcode want (or alt, for operations a library may carry out natively
- * or emulate). Returns 0 when it does, else non-zero after saying what is
- * wrong.
+ * Checks that the completion wc belongs to the operation posted with
+ * op_context, succeeded and has the opcode want (or alt, for operations a
+ * library may carry out natively or emulate). Returns 0 when it does, else
+ * non-zero after saying what is wrong.
  */
 static inline int
-expect_wc(const char *who, struct rpma_cq *cq, int hangup_fd, const void *op_context,
-		enum ibv_wc_opcode want, enum ibv_wc_opcode alt, const char *what,
-		struct ibv_wc *wc)
+expect_wc_is(const char *who, const struct ibv_wc *wc, const void *op_context,
+		enum ibv_wc_opcode want, enum ibv_wc_opcode alt, const char *what)
 {
-	if (next_wc(who, cq, hangup_fd, wc))
-		return 1;
 	if (wc->status != IBV_WC_SUCCESS) {
 		fprintf(stderr, "%s: %s completed with status %s (%d)\n", who, what,
 				wc_status_name(wc->status), (int)wc->status);
@@ -291,6 +295,21 @@ expect_wc(const char *who, struct rpma_cq *cq, int hangup_fd, const void *op_con
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * Takes the next completion from cq (hangup_fd as for next_wc()) and checks
+ * it with expect_wc_is(). Returns 0 when it passes, else non-zero after
+ * saying what is wrong.
+ */
+static inline int
+expect_wc(const char *who, struct rpma_cq *cq, int hangup_fd, const void *op_context,
+		enum ibv_wc_opcode want, enum ibv_wc_opcode alt, const char *what,
+		struct ibv_wc *wc)
+{
+	if (next_wc(who, cq, hangup_fd, wc))
+		return 1;
+	return expect_wc_is(who, wc, op_context, want, alt, what);
 }
 
 /*
@@ -367,6 +386,72 @@ expect_event_within(const char *who, struct rpma_conn *conn, enum rpma_conn_even
 #ifndef CONN_EVENT_TIMEOUT_MS
 #define CONN_EVENT_TIMEOUT_MS 60000
 #endif
+
+/*
+ * After the wait for a server's last send failed, while conn_fd (the
+ * connection's event fd) was watched for a hang-up: on a lossy link that
+ * is how it goes when the client hung up before the send was acknowledged
+ * (see last_send_done()). Returns 0 when the client has hung up by
+ * CONN_EVENT_TIMEOUT_MS (the event is left for the caller), else non-zero.
+ */
+static inline int
+hung_up_meanwhile(const char *who, int conn_fd, const char *what)
+{
+	struct timespec deadline = deadline_in(CONN_EVENT_TIMEOUT_MS);
+
+	if (wait_readable(who, conn_fd, &deadline))
+		return 1;
+	printf("%s: the client hung up before %s was acknowledged (the failure above is explained)\n",
+			who, what);
+	return 0;
+}
+
+/*
+ * The end of a server's last send, after which the client may hang up at
+ * once. On a healthy link the send completes first. On a lossy one the
+ * acknowledgement of a message that did arrive can be lost: the resend
+ * then finds the client's queue pair closed, and the send ends in an error
+ * (IBV_WC_RETRY_EXC_ERR once the library's retries run out) or not at all
+ * (the C library retries without end). So the send's successful
+ * completion ends it, and so does a hang-up of the client (an event on
+ * conn) while the send has not completed or has failed; the client checks
+ * what it received. The hang-up itself is left for the caller to take.
+ * Returns 0, or non-zero after reporting.
+ */
+static inline int
+last_send_done(const char *who, struct rpma_conn *conn, struct rpma_cq *cq,
+		const void *op_context, enum ibv_wc_opcode want, const char *what)
+{
+	struct timespec deadline;
+	struct ibv_wc wc;
+	int fd = -1;
+	int ret;
+
+	ret = rpma_conn_get_event_fd(conn, &fd);
+	if (ret) {
+		report(who, "rpma_conn_get_event_fd", ret);
+		return 1;
+	}
+	ret = wc_or_hangup(who, cq, fd, &wc);
+	if (ret == 1)
+		return 1;
+	if (ret == 0) {
+		if (wc.status == IBV_WC_SUCCESS)
+			return expect_wc_is(who, &wc, op_context, want, want, what);
+		printf("%s: %s completed with status %s: the client may have hung up first\n",
+				who, what, wc_status_name(wc.status));
+		deadline = deadline_in(CONN_EVENT_TIMEOUT_MS);
+		ret = wait_readable(who, fd, &deadline);
+		if (ret) {
+			if (ret > 0)
+				fprintf(stderr, "%s: no hang-up within %d s\n", who,
+						CONN_EVENT_TIMEOUT_MS / 1000);
+			return 1;
+		}
+	}
+	printf("%s: the client hung up before %s was acknowledged\n", who, what);
+	return 0;
+}
 
 /*
  * Client: rpma_conn_req_new(peer, addr, port, cfg) then

@@ -238,11 +238,8 @@ exchange(struct rpma_conn *conn, struct rpma_srq *srq, const uint8_t *buf,
 		report(WHO, "rpma_send", ret);
 		return 1;
 	}
-	/*
-	 * No hang-up watch here: the client may read the reply and hang up
-	 * before this side has looked at the send's completion.
-	 */
-	if (expect_wc(WHO, cq, -1, OP_REPLY, IBV_WC_SEND, IBV_WC_SEND, "rpma_send (reply)", &wc))
+	/* the client may read the reply and hang up before it completes here */
+	if (last_send_done(WHO, conn, cq, OP_REPLY, IBV_WC_SEND, "the reply"))
 		return 1;
 	printf(WHO ": reply of %zu bytes sent\n", sizeof(*reply));
 	return 0;

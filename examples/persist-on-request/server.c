@@ -172,14 +172,16 @@ rounds(struct waiter *w, int conn_fd, const uint8_t *buf, struct server_msgs *ms
 	}
 
 	/*
-	 * The last answer. No hang-up watch: the client may read it and hang
-	 * up before this side has seen the send complete.
+	 * The last answer. The client may read it and hang up before this side
+	 * has seen the send complete.
 	 */
 	memset(ops, 0, sizeof(ops));
 	ops[0].op_context = OP_SEND(NROUNDS - 1);
 	ops[0].opcode = IBV_WC_SEND;
 	ops[0].what = "rpma_send (last answer)";
-	return await_all(WHO, w, -1, ops, 1);
+	if (await_all(WHO, w, conn_fd, ops, 1))
+		return hung_up_meanwhile(WHO, conn_fd, "the last answer");
+	return 0;
 }
 
 /* Checks the whole buffer against what all rounds must have left in it. */

@@ -66,9 +66,12 @@ pong_all(struct rpma_conn *conn, int conn_fd, struct pp_mem *mem, struct rpma_mr
 		}
 		/*
 		 * The outgoing message is rewritten next round, so its send must be
-		 * done. No hang-up watch: after the last PONG the client may hang
-		 * up before this side has seen the send complete.
+		 * done. No hang-up watch: the client waits for every PONG; after
+		 * the last one it may hang up before this side has seen the send
+		 * complete.
 		 */
+		if (k + 1 == rounds)
+			return last_send_done(WHO, conn, cq, OP_SEND(k), IBV_WC_SEND, "the last PONG");
 		if (expect_wc(WHO, cq, -1, OP_SEND(k), IBV_WC_SEND, IBV_WC_SEND,
 				"rpma_send (PONG)", &wc))
 			return 1;

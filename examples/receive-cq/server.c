@@ -92,13 +92,13 @@ exchange(struct rpma_conn *conn, bool shared, struct server_mem *mem, struct rpm
 			if (expect_on_queues(WHO, &q, conn_fd, 2, want, wc))
 				return 1;
 		} else {
-			/* no hang-up watch: the client may read it and leave first */
+			/* the client may read it and leave before it completes here */
 			const struct cq_want want[1] = {
 				{ OP_SEND(r), IBV_WC_SEND, false, "the send of the last response" },
 			};
 
-			if (expect_on_queues(WHO, &q, -1, 1, want, wc))
-				return 1;
+			if (expect_on_queues(WHO, &q, conn_fd, 1, want, wc))
+				return hung_up_meanwhile(WHO, conn_fd, "the last response");
 		}
 		printf(WHO ": round %d: request 0x%08x completed on the receive CQ, the send of response 0x%08x on the main CQ\n",
 				r, REQUEST_VALUE(r), ANSWER(REQUEST_VALUE(r)));

@@ -346,11 +346,16 @@ serve_ping(struct server *s)
 		return 1;
 	}
 	/*
-	 * No hang-up watch: after its last pong the client may hang up before
-	 * this side has looked at the send's completion.
+	 * No hang-up watch: the client waits for every pong; after its last
+	 * one it may hang up before this side has seen the send complete.
 	 */
-	if (expect_wc(WHO, c->cq, -1, pong, IBV_WC_SEND, IBV_WC_SEND, "rpma_send (pong)", &wc))
+	if (c->next_round + 1 == s->rounds) {
+		if (last_send_done(WHO, c->conn, c->cq, pong, IBV_WC_SEND, "the last pong"))
+			return 1;
+	} else if (expect_wc(WHO, c->cq, -1, pong, IBV_WC_SEND, IBV_WC_SEND, "rpma_send (pong)",
+			&wc)) {
 		return 1;
+	}
 	printf(WHO ": ping #%u: connection %u round %u, QP %u, buffer %u: verified, pong sent\n",
 			s->seq, c->hello.index, c->next_round, c->qp_num, slot);
 	c->next_round++;

@@ -212,9 +212,8 @@ exchange(struct session *s)
 	/* the last credit; no receive goes with it */
 	if (grant(s, -1, n + 1, imm, wc[1].byte_len))
 		return 1;
-	/* no hang-up watch: the client may read the credit and leave first */
-	if (expect_wc(WHO, s->cq, -1, OP_CREDIT(n + 1), IBV_WC_SEND, IBV_WC_SEND,
-			"rpma_send (last credit)", &wc[0]))
+	/* the client may read the credit and leave before it completes here */
+	if (last_send_done(WHO, s->conn, s->cq, OP_CREDIT(n + 1), IBV_WC_SEND, "the last credit"))
 		return 1;
 	printf(WHO ": last credit sent, buffer checksum 0x%08x\n",
 			checksum(s->buf, SERVER_BUF_SIZE));

@@ -14,16 +14,17 @@
 #       it within BOUND seconds (default 15) and delete everything; with
 #       BOUND=0 nothing is asserted and it waits NET_PAIR_LIMIT seconds
 #       (default 60; a measurement: the C library hangs)
-#   cut SECONDS MODE [BOUND]
+#   cut SECONDS MODE LIB [BOUND]
 #       the same stream, but the server's NIC is taken off the network for
 #       SECONDS and put back: shorter than the library's bound, the stream
 #       must complete with no error; longer, it must end as at a power-off
-#   clientoff probe|passive [BOUND]
-#       the client's guest is powered off mid-stream and the server
+#       (BOUND=0: nothing asserted, a measurement)
+#   clientoff probe|passive LIB [BOUND]
+#       the client's guest is powered off mid-stream and the server (LIB)
 #       survives: a server that probes (a zero-length write every second,
-#       net_server probe) must learn it within BOUND seconds; a passive one
-#       (nothing outstanding) learns nothing, which is measured (within
-#       BOUND) and not asserted
+#       net_server probe) must learn it within BOUND seconds (default 15;
+#       0: 30 s, nothing asserted); a passive one (nothing outstanding)
+#       learns nothing, which is measured (within BOUND) and not asserted
 #   rnr LIB [SECONDS]
 #       net_client (LIB) sends once to net_server, which never posts a
 #       receive, and waits SECONDS (default 10) for its completion; then
@@ -31,17 +32,18 @@
 #       stays outstanding (its retry count of 7 is without end on rxe);
 #       with ours, asserted, rxe's ACK timer runs out the transport retries
 #       while it waits and the send fails (IBV_WC_RETRY_EXC_ERR)
-#   loss PERCENT DELAY-MS [EXAMPLE...]
+#   loss PERCENT DELAY-MS LIB [EXAMPLE...]
 #       both guests lose PERCENT of their packets and delay each by DELAY-MS
 #       (tc netem): net_client's writes (NET_PAIR_WRITES, default 20000;
 #       0: none) must all complete within 300 s and both sides end, and each
-#       EXAMPLE (default data-path; "all": every client/server example),
-#       ours on both sides, must pass, its data verified by the example
+#       EXAMPLE (default data-path; "all": every client/server example;
+#       "none": the stream alone),
+#       LIB on both sides, must pass, its data verified by the example
 #
 # Each run prints its RESULT line (see net_client.c). Environment:
 # NET_PAIR_RESULTS, a file to which each RESULT line is appended.
 set -u
-[ $# -ge 2 ] || { sed -n '2,38s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,44s/^# \{0,1\}//p' "$0"; exit 2; }
 build=$(cd "$1" && pwd); shift
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -77,7 +79,7 @@ case $case_ in
       mode=$1 cl=$2 bound=${3:-15}
       control='rxe-pair-ctl $RXE_PAIR_CLIENT wait streaming && rxe-pair-ctl $RXE_PAIR_SERVER poweroff && echo "server powered off"'
     else
-      secs=$1 mode=$2 bound=${3:-15} cl=ours
+      secs=$1 mode=$2 cl=$3 bound=${4:-15}
       # the server learns nothing of a client that gave up while the link
       # was down (nothing reaches it, and it sends nothing): once the client
       # is done, the server's guest is powered off
@@ -104,18 +106,19 @@ case $case_ in
     fi
     echo "PASS: $result" ;;
   clientoff)
-    how=$1 bound=${2:-15}
+    how=$1 sl=$2 bound=${3:-15} assert=1
+    [ "$bound" = 0 ] && bound=30 assert=0
     srv_args=(); [ "$how" = probe ] && srv_args=(probe 1)
-    echo "== clientoff: the server ${how}s"
+    echo "== clientoff: the server ${how}s, server library $sl"
     RXE_PAIR_CONTROL="rxe-pair-ctl \$RXE_PAIR_CLIENT wait streaming && rxe-pair-ctl \$RXE_PAIR_CLIENT poweroff && echo 'client powered off' && { rxe-pair-ctl \$RXE_PAIR_SERVER wait ended $bound || { echo 'the server learnt nothing within $bound s'; rxe-pair-ctl \$RXE_PAIR_SERVER poweroff; }; }" \
       "$root/softroce/rxe-pair" \
-      "$(serve "$served" "${lib[ours]}" "$build/net_server" '$RPMA_TESTING_IP' $port "${srv_args[@]}"); r=\$?; touch /run/rxe-run/ended; exit \$r" \
+      "$(serve "$served" "${lib[$sl]}" "$build/net_server" '$RPMA_TESTING_IP' $port "${srv_args[@]}"); r=\$?; touch /run/rxe-run/ended; exit \$r" \
       "$served ${lib[ours]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 60" \
       >"$out" 2>&1
     cat "$out"
     result=$(sed -n 's/^server| \(RESULT .*\)/\1/p' "$out")
-    [ -n "${NET_PAIR_RESULTS:-}" ] && echo "clientoff $how ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
-    [ "$how" = probe ] || exit 0
+    [ -n "${NET_PAIR_RESULTS:-}" ] && echo "clientoff $how lib=$sl ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
+    [ "$how" = probe ] && [ $assert = 1 ] || exit 0
     [[ $result == *how=wc:* || $result == *how=event:* ]] || { echo "FAIL: the lost client went unreported"; exit 1; }
     echo "PASS: $result" ;;
   rnr)
@@ -133,36 +136,38 @@ case $case_ in
     [[ $result == *how=wc:transport\ retry* ]] || { echo "FAIL: the send did not end in IBV_WC_RETRY_EXC_ERR"; exit 1; }
     echo "PASS: $result" ;;
   loss)
-    pct=$1 delay=$2 fail=0; shift 2
+    pct=$1 delay=$2 ll=$3 fail=0; shift 3
     examples=("${@:-data-path}")
     if [ "${examples[0]}" = all ]; then
       mapfile -t examples < <(cd "$build" && ls example_*_server | sed 's/^example_\(.*\)_server$/\1/')
+    elif [ "${examples[0]}" = none ]; then
+      examples=()
     fi
     netem="tc qdisc add dev eth0 root netem loss $pct% delay ${delay}ms &&"
     writes=${NET_PAIR_WRITES:-20000}
     if [ "$writes" != 0 ]; then
       echo "== loss $pct%, delay $delay ms each way: the write stream"
       "$root/softroce/rxe-pair" \
-        "$netem $(serve "$served" "${lib[ours]}" "$build/net_server" '$RPMA_TESTING_IP' $port)" \
-        "$netem $served ${lib[ours]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 300 $writes" \
+        "$netem $(serve "$served" "${lib[$ll]}" "$build/net_server" '$RPMA_TESTING_IP' $port)" \
+        "$netem $served ${lib[$ll]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 300 $writes" \
         >"$out" 2>&1
       rc=$?
       result=$(sed -n 's/^client| \(RESULT .*\)/\1/p' "$out")
-      [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss $pct $delay ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
+      [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss $pct $delay lib=$ll ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
       if [ $rc = 0 ] && [[ $result == *how=none* ]]; then echo "PASS: $result"; else cat "$out"; echo "FAIL: $result"; fail=1; fi
     fi
-    for ex in "${examples[@]}"; do
+    for ex in "${examples[@]+"${examples[@]}"}"; do
       echo "== loss $pct%, delay $delay ms each way: the $ex example"
       start=$SECONDS
       if "$root/softroce/rxe-pair" \
-          "$netem $(serve "$served" "${lib[ours]}" "$build/example_${ex}_server" '$RPMA_TESTING_IP' $port)" \
-          "$netem $served ${lib[ours]} $build/example_${ex}_client \$RXE_PEER_IP $port" >"$out" 2>&1; then
+          "$netem $(serve "$served" "${lib[$ll]}" "$build/example_${ex}_server" '$RPMA_TESTING_IP' $port)" \
+          "$netem $served ${lib[$ll]} $build/example_${ex}_client \$RXE_PEER_IP $port" >"$out" 2>&1; then
         tail -1 "$out"; got=pass
       else
         cat "$out"; fail=1; got=FAIL
       fi
-      [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss-example $pct $delay $ex $got $((SECONDS - start))s" >>"$NET_PAIR_RESULTS"
+      [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss-example $pct $delay lib=$ll $ex $got $((SECONDS - start))s" >>"$NET_PAIR_RESULTS"
     done
     exit $fail ;;
-  *) sed -n '2,38s/^# \{0,1\}//p' "$0"; exit 2 ;;
+  *) sed -n '2,44s/^# \{0,1\}//p' "$0"; exit 2 ;;
 esac
