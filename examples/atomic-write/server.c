@@ -59,27 +59,12 @@ static int
 serve(struct rpma_conn_req *req, const struct welcome_msg *welcome)
 {
 	struct rpma_conn_private_data pdata;
-	struct rpma_conn *conn = NULL;
-	int failed = 1;
 
 	/* the library only reads the accept data, the cast drops const for the API */
 	pdata.ptr = (void *)welcome;
 	pdata.len = sizeof(*welcome);
-	if (accept_and_wait(WHO, &req, &pdata, SESSION_TIMEOUT_MS, &conn))
-		return 1;
-	printf(WHO ": connection established, WELCOME of %zu bytes sent with the accept\n",
-			sizeof(*welcome));
-
 	/* the client appends on its own and hangs up when done */
-	if (expect_event_within(WHO, conn, RPMA_CONN_CLOSED, "CLOSED", SESSION_TIMEOUT_MS))
-		goto err_disconnect;
-	printf(WHO ": the client closed the connection\n");
-	failed = 0;
-
-err_disconnect:
-	/* rpma_conn_disconnect() also after CLOSED: it completes the disconnection here */
-	drop_connection(WHO, &conn, &failed);
-	return failed;
+	return serve_one_sided(WHO, &req, &pdata, SESSION_TIMEOUT_MS);
 }
 
 /*

@@ -608,4 +608,62 @@ expect_wcs(const char *who, struct rpma_cq *cq, int hangup_fd, int n,
 	return 0;
 }
 
+/*
+ * Server of a client that works alone (one-sided operations) and hangs up
+ * when done: accepts *req (consumed in every case) with pdata, the accept
+ * data the client reads, waits at most timeout_ms for ESTABLISHED and then
+ * for CLOSED, and drops the connection. On a lossy link CLOSED may come
+ * first: the client's confirmation of the connection (the RTU) was lost,
+ * the client went ahead on its own, and was done before the connection
+ * manager resent anything. That is the end of a session too. Returns 0,
+ * or non-zero after reporting.
+ */
+static inline int
+serve_one_sided(const char *who, struct rpma_conn_req **req,
+		struct rpma_conn_private_data *pdata, int timeout_ms)
+{
+	enum rpma_conn_event event = RPMA_CONN_UNDEFINED;
+	struct timespec deadline = deadline_in(timeout_ms);
+	struct rpma_conn *conn = NULL;
+	int failed = 1, fd = -1;
+	int ret;
+
+	ret = rpma_conn_req_connect(req, pdata, &conn);
+	if (ret) {
+		report(who, "rpma_conn_req_connect", ret);
+		return 1;
+	}
+	if ((ret = rpma_conn_get_event_fd(conn, &fd)) != 0) {
+		report(who, "rpma_conn_get_event_fd", ret);
+		goto out;
+	}
+	if ((ret = wait_readable(who, fd, &deadline)) != 0) {
+		if (ret > 0)
+			fprintf(stderr, "%s: no ESTABLISHED within %d s\n", who, timeout_ms / 1000);
+		goto out;
+	}
+	if ((ret = rpma_conn_next_event(conn, &event)) != 0) {
+		report(who, "rpma_conn_next_event", ret);
+		goto out;
+	}
+	if (event == RPMA_CONN_CLOSED) {
+		printf("%s: the client was done before its connection was confirmed here\n", who);
+	} else if (event != RPMA_CONN_ESTABLISHED) {
+		fprintf(stderr, "%s: expected ESTABLISHED, got %s\n", who,
+				rpma_utils_conn_event_2str(event));
+		goto out;
+	} else {
+		printf("%s: connection established, WELCOME of %u bytes sent with the accept\n",
+				who, (unsigned)pdata->len);
+		if (expect_event_within(who, conn, RPMA_CONN_CLOSED, "CLOSED", timeout_ms))
+			goto out;
+	}
+	printf("%s: the client closed the connection\n", who);
+	failed = 0;
+out:
+	/* rpma_conn_disconnect() also after CLOSED: it completes the disconnection here */
+	drop_connection(who, &conn, &failed);
+	return failed;
+}
+
 #endif /* EXAMPLES_COMMON_EXAMPLE_H */
