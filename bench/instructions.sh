@@ -19,8 +19,11 @@
 # without librpma's rpma_cq_get_wc path and the cost of one rpma_cq_get_wc
 # call, which do not. Cases (REGEX on the name): read write atomic_write
 # flush pingpong write_imm srq conn mr poll ("poll" = one rpma_cq_get_wc on an
-# idle CQ). The full run takes 13-16 minutes in the TCG guest (68 valgrind
-# runs of 6-16 s each).
+# idle CQ), and write_wait, pingpong_wait: write and pingpong with an
+# event-driven client (BENCH_CLIENT_WAIT=wait), for which the report also
+# gives rpma_cq_wait's inclusive cost per call (libibverbs and the provider
+# included: the event's acknowledgement is there). The full run takes
+# 15-18 minutes in the TCG guest (76 valgrind runs of 6-16 s each).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -57,9 +60,12 @@ if [ "${1:-}" = --guest ]; then
   checked=0 fails=0
   for cs in "read 8" "read 4096" "write 8" "write 4096" "atomic_write 8" "flush 8" "flush 4096" \
             "pingpong 8" "pingpong 4096" "write_imm 8" "write_imm 4096" "srq 8" "srq 4096" \
-            "conn 8" "mr 8" "mr 4096" "poll 8"; do
+            "conn 8" "mr 8" "mr 4096" "poll 8" "write_wait 8" "pingpong_wait 8"; do
     read -r c s <<<"$cs"
     echo "$c" | grep -Eq -- "$regex" || continue
+    # CASE_wait: the case with an event-driven client (rpma_cq_wait)
+    bc=${c%_wait} wait_env=()
+    [ "$bc" != "$c" ] && wait_env=(BENCH_CLIENT_WAIT=wait)
     a=$n1 b=$n2
     [ "$c" = conn ] && { a=$((n1 / 10)); b=$((n2 / 10)); }
     for l in c ours; do
@@ -67,9 +73,9 @@ if [ "${1:-}" = --guest ]; then
       for n in $a $b; do
         f=$tmp/$l.$c.$s.$n
         start=$SECONDS
-        LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") BENCH_EXPECT_LIB=${lib_of[$l]} BENCH_TIMEOUT=600 \
+        env "${wait_env[@]}" LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") BENCH_EXPECT_LIB=${lib_of[$l]} BENCH_TIMEOUT=600 \
           timeout -k 5 1800 "${pin_client[@]}" valgrind --tool=callgrind --callgrind-out-file="$f.cg" \
-          "$bin" client "$ip" "${port_of[$l]}" "$c" "$s" 1 -n "$n" >"$f.out" 2>"$f.err"
+          "$bin" client "$ip" "${port_of[$l]}" "$bc" "$s" 1 -n "$n" >"$f.out" 2>"$f.err"
         rc=$?
         echo "guest: $l $c $s -n $n: exit $rc in $((SECONDS - start)) s: $(grep -h '^RESULT\|^STATS' "$f.out" "$f.err" | tr '\n' ' ')"
         if [ $rc -ne 0 ] || ! grep -q '^RESULT' "$f.out"; then

@@ -115,11 +115,16 @@ POLL_PATH = re.compile(r"get_wc|poll_cq")
 
 
 def api_calls(d, name):
+    return api_cost(d, name)[0]
+
+
+def api_cost(d, name):
+    """(calls per op, inclusive Ir per op) of the rpma_* function name"""
     for item in d.get("api", "-").split(","):
         parts = item.split(":")
         if len(parts) == 3 and parts[0] == name:
-            return float(parts[1])
-    return 0.0
+            return float(parts[1]), float(parts[2])
+    return 0.0, 0.0
 
 
 def instr(path):
@@ -183,6 +188,22 @@ def instr(path):
         if per_call[lib]:
             print("instr per rpma_cq_get_wc call, %s: %s" % (lib, ", ".join(
                 "%s/%s %.1f" % (k[0], k[1], x) for k, x, n in per_call[lib])))
+    wait_rows = []
+    for key in order:
+        v = data[key]
+        if not key[0].endswith("_wait") or "c" not in v or "ours" not in v:
+            continue
+        (cn, ci), (on, oi) = api_cost(v["c"], "rpma_cq_wait"), api_cost(v["ours"], "rpma_cq_wait")
+        if cn > 0 and on > 0:
+            cw, ow = ci / cn, oi / on
+            wait_rows.append([key[0], key[1], "%.2f / %.2f" % (cn, on), fmt_num(cw), fmt_num(ow),
+                              "%.2f" % (ow / cw) if cw > 0 else "-"])
+    if wait_rows:
+        print()
+        table(["case", "size", "waits/op C / ours", "C Ir per rpma_cq_wait",
+               "ours Ir per rpma_cq_wait", "ours/C"], wait_rows)
+        print("Ir per rpma_cq_wait: inclusive, in user space: librpma, libibverbs "
+              "(ibv_get_cq_event, ibv_ack_cq_events, ibv_req_notify_cq), the provider, libc")
     for lib, name in (("ours", "ours"), ("c", "C")):
         print("\nlibrpma functions costing >= 1 instr/op (%s):" % name)
         for key in order:

@@ -46,6 +46,11 @@
  *                      rpma_cq_get_wc) or "wait" (sleeps on the CQs'
  *                      completion channels, rpma_cq_wait)
  *   BENCH_SERVER_IDLE  seconds the server waits for a connection (default 3600)
+ *   BENCH_CLIENT_WAIT  how the client of a connected case waits: "busy"
+ *                      (default: rpma_cq_get_wc until something comes) or
+ *                      "wait" (event-driven: when the CQ is empty, sleeps
+ *                      in rpma_cq_wait on its own channel, then polls again;
+ *                      STATS then also counts the waits)
  *   BENCH_WARMUP       warm-up operations (default 100)
  *   RPMA_BENCH_FLUSH   "visibility": the flush case flushes to visibility
  *                      (for a device with native flush; the name passes
@@ -64,6 +69,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -581,6 +587,16 @@ static int run_server(const char *addr, const char *port)
 
 /* --------------------------------------------------------------- client */
 
+/* SIGALRM of an event-driven client: a wait that never returned */
+static void on_alarm(int sig)
+{
+	(void)sig;
+	static const char msg[] = "rpma-bench: an event-driven run outlived its alarm\n";
+	ssize_t unused = write(2, msg, sizeof(msg) - 1);
+	(void)unused;
+	_exit(1);
+}
+
 struct client {
 	const char *addr, *port;
 	enum bcase c;
@@ -595,7 +611,8 @@ struct client {
 	struct rpma_peer_cfg *rpcfg;
 	struct rpma_cq *cq;
 	char lib[PATH_MAX];
-	uint64_t empty_polls, polls;
+	uint64_t empty_polls, polls, waits;
+	int event_driven;       /* BENCH_CLIENT_WAIT=wait */
 };
 
 static void cli_pd(const struct client *k, enum bcase c, struct req_pd *rq)
@@ -734,6 +751,14 @@ cli_loop(struct client *k, enum bcase c, struct run *r)
 		k->polls++;
 		if (rc == RPMA_E_NO_COMPLETION) {
 			k->empty_polls++;
+			if (k->event_driven) {
+				/* the run's alarm bounds a wait that never returns */
+				rc = rpma_cq_wait(k->cq);
+				if (rc)
+					die("rpma_cq_wait: %s", rpma_err_2str(rc));
+				k->waits++;
+				continue;
+			}
 			if (++spin % 65536 == 0 && now_ns() - last > tmo)
 				die("%s: no completion within the deadline", case_names[c]);
 			continue;
@@ -940,6 +965,15 @@ static int run_client(int argc, char **argv)
 	check_own_lib(k.lib, sizeof(k.lib));
 
 	const int connected = k.c != C_MR && k.c != C_CONN;
+	const char *cw = getenv("BENCH_CLIENT_WAIT");
+	if (cw != NULL && strcmp(cw, "wait") != 0 && strcmp(cw, "busy") != 0)
+		die("BENCH_CLIENT_WAIT must be busy or wait");
+	k.event_driven = connected && k.c != C_POLL && cw != NULL && strcmp(cw, "wait") == 0;
+	if (k.event_driven) {
+		/* a wait that never returns ends the process, not the machine's CI */
+		signal(SIGALRM, on_alarm);
+		alarm((unsigned)(r.secs_ns / 1000000000ull) + 2u * (unsigned)(timeout_ms() / 1000) + 60u);
+	}
 	k.peer = new_peer(k.addr, k.c == C_MR ? RPMA_UTIL_IBV_CONTEXT_LOCAL
 					      : RPMA_UTIL_IBV_CONTEXT_REMOTE);
 	CHECK(rpma_conn_cfg_new(&k.cfg));
@@ -1007,8 +1041,8 @@ static int run_client(int argc, char **argv)
 	       secs > 0 ? (double)r.done / secs : 0.0,
 	       pct_us(r.lat, r.done, 0.50), pct_us(r.lat, r.done, 0.99));
 	fflush(stdout);
-	fprintf(stderr, "STATS empty_polls=%" PRIu64 " polls=%" PRIu64 "\n",
-		k.empty_polls, k.polls);
+	fprintf(stderr, "STATS empty_polls=%" PRIu64 " polls=%" PRIu64 " waits=%" PRIu64 "\n",
+		k.empty_polls, k.polls, k.waits);
 	free(r.lat);
 	return 0;
 }

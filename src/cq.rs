@@ -3,9 +3,10 @@
 //! receive CQ; an SRQ may have its own receive CQ. Each CQ is armed when
 //! created, so its channel fd becomes readable at the first completion.
 
-use std::ffi::c_int;
+use std::ffi::{c_int, c_uint};
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::{Error, Result};
 use crate::log::Level;
@@ -19,11 +20,21 @@ pub struct Cq {
     cq: NonNull<sys::ibv_cq>,
     own_channel: Option<CompChannel>,
     channel: NonNull<sys::ibv_comp_channel>,
+    /// Channel events taken from this CQ and not yet acknowledged.
+    unacked: AtomicU32,
 }
 
+/// How many channel events a CQ takes before it acknowledges them in one
+/// `ibv_ack_cq_events` call. Each call locks a mutex and signals a condition
+/// variable inside libibverbs, so acknowledging one event per wait made
+/// that the larger part of a wait's cost in the library (upstream librpma's
+/// issues 1697 and 1698). Events still unacknowledged are acknowledged
+/// before the CQ is destroyed, since `ibv_destroy_cq` waits for all of them.
+pub(crate) const ACK_BATCH: u32 = 64;
+
 // SAFETY: a CQ and its channel are libibverbs objects, which libibverbs
-// allows to be used from any thread; the handle itself is never mutated
-// after creation.
+// allows to be used from any thread; the handles are never mutated after
+// creation, and the count of unacknowledged events is atomic.
 unsafe impl Send for Cq {}
 // SAFETY: as above.
 unsafe impl Sync for Cq {}
@@ -61,6 +72,7 @@ impl Cq {
             cq,
             own_channel,
             channel,
+            unacked: AtomicU32::new(0),
         };
         cq.arm()?;
         Ok(cq)
@@ -74,11 +86,26 @@ impl Cq {
         })
     }
 
-    /// Acknowledges one channel event of this CQ.
-    pub(crate) fn ack_one(&self) {
-        // SAFETY: the CQ is live and the event being acknowledged was
-        // taken from its channel.
-        unsafe { sys::ibv_ack_cq_events(self.cq.as_ptr(), 1) };
+    /// Counts one channel event taken from this CQ, and acknowledges the
+    /// events counted so far once there are `ACK_BATCH` of them.
+    #[inline]
+    pub(crate) fn took_event(&self) {
+        if self.unacked.fetch_add(1, Ordering::AcqRel) + 1 >= ACK_BATCH {
+            self.ack_pending();
+        }
+    }
+
+    /// Acknowledges every event counted and not yet acknowledged. Waits
+    /// running at the same time may add to the count meanwhile: what one
+    /// swap takes, only that call acknowledges, so no event is acknowledged
+    /// twice and none is forgotten.
+    fn ack_pending(&self) {
+        let n = self.unacked.swap(0, Ordering::AcqRel);
+        if n > 0 {
+            // SAFETY: the CQ is live, and each of the n events was taken
+            // from its channel and counted exactly once.
+            unsafe { sys::ibv_ack_cq_events(self.cq.as_ptr(), n as c_uint) };
+        }
     }
 
     /// Blocks (unless its fd was made non-blocking) until the CQ's own
@@ -89,7 +116,7 @@ impl Cq {
             return Err(Error::SharedChannel);
         }
         next_cq_event(self.channel).ok_or(Error::NoCompletion)?;
-        self.ack_one();
+        self.took_event();
         self.arm()
     }
 
@@ -151,6 +178,7 @@ impl Cq {
     /// but both are attempted.
     #[inline]
     pub(crate) fn destroy(self) -> Result<()> {
+        self.ack_pending();
         let cq = self.cq.as_ptr();
         let channel = {
             let mut me = std::mem::ManuallyDrop::new(self);
@@ -165,6 +193,7 @@ impl Cq {
 
 impl Drop for Cq {
     fn drop(&mut self) {
+        self.ack_pending();
         // SAFETY: as in destroy; the own channel is dropped after this.
         unsafe { sys::ibv_destroy_cq(self.cq.as_ptr()) };
     }

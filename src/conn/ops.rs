@@ -204,7 +204,7 @@ impl Conn {
             );
             return Err(Error::Unknown);
         };
-        cq.ack_one();
+        cq.took_event();
         Ok(Wake {
             cq,
             is_rcq,
