@@ -346,13 +346,12 @@ next_request(const char *who, struct rpma_ep *ep, const struct rpma_conn_cfg *cf
 }
 
 /*
- * expect_event() with a deadline: waits at most timeout_ms for the next
- * event of conn to arrive, then takes it and checks it is want. Returns 0
- * when it is, else non-zero after saying what happened instead.
+ * Waits at most timeout_ms for the next event of conn to arrive, without
+ * taking it (name says which one is awaited, for the message). Returns 0
+ * when it is there, or non-zero after reporting.
  */
 static inline int
-expect_event_within(const char *who, struct rpma_conn *conn, enum rpma_conn_event want,
-		const char *name, int timeout_ms)
+event_within(const char *who, struct rpma_conn *conn, const char *name, int timeout_ms)
 {
 	struct timespec deadline = deadline_in(timeout_ms);
 	int fd = -1;
@@ -364,11 +363,22 @@ expect_event_within(const char *who, struct rpma_conn *conn, enum rpma_conn_even
 		return 1;
 	}
 	ret = wait_readable(who, fd, &deadline);
-	if (ret) {
-		if (ret > 0)
-			fprintf(stderr, "%s: no %s within %d s\n", who, name, timeout_ms / 1000);
+	if (ret > 0)
+		fprintf(stderr, "%s: no %s within %d s\n", who, name, timeout_ms / 1000);
+	return ret != 0;
+}
+
+/*
+ * expect_event() with a deadline: waits at most timeout_ms for the next
+ * event of conn, takes it and checks it is want. Returns 0 when it is,
+ * else non-zero after saying what happened instead.
+ */
+static inline int
+expect_event_within(const char *who, struct rpma_conn *conn, enum rpma_conn_event want,
+		const char *name, int timeout_ms)
+{
+	if (event_within(who, conn, name, timeout_ms))
 		return 1;
-	}
 	return expect_event(who, conn, want, name);
 }
 
@@ -388,18 +398,16 @@ expect_event_within(const char *who, struct rpma_conn *conn, enum rpma_conn_even
 #endif
 
 /*
- * After the wait for a server's last send failed, while conn_fd (the
- * connection's event fd) was watched for a hang-up: on a lossy link that
- * is how it goes when the client hung up before the send was acknowledged
- * (see last_send_done()). Returns 0 when the client has hung up by
- * CONN_EVENT_TIMEOUT_MS (the event is left for the caller), else non-zero.
+ * After the wait for a server's last send failed, while conn's event fd
+ * was watched for a hang-up: on a lossy link that is how it goes when the
+ * client hung up before the send was acknowledged (see last_send_done()).
+ * Returns 0 when the client has hung up by CONN_EVENT_TIMEOUT_MS (the event
+ * is left for the caller), else non-zero.
  */
 static inline int
-hung_up_meanwhile(const char *who, int conn_fd, const char *what)
+hung_up_meanwhile(const char *who, struct rpma_conn *conn, const char *what)
 {
-	struct timespec deadline = deadline_in(CONN_EVENT_TIMEOUT_MS);
-
-	if (wait_readable(who, conn_fd, &deadline))
+	if (event_within(who, conn, "hang-up", CONN_EVENT_TIMEOUT_MS))
 		return 1;
 	printf("%s: the client hung up before %s was acknowledged (the failure above is explained)\n",
 			who, what);
@@ -422,7 +430,6 @@ static inline int
 last_send_done(const char *who, struct rpma_conn *conn, struct rpma_cq *cq,
 		const void *op_context, enum ibv_wc_opcode want, const char *what)
 {
-	struct timespec deadline;
 	struct ibv_wc wc;
 	int fd = -1;
 	int ret;
@@ -440,14 +447,8 @@ last_send_done(const char *who, struct rpma_conn *conn, struct rpma_cq *cq,
 			return expect_wc_is(who, &wc, op_context, want, want, what);
 		printf("%s: %s completed with status %s: the client may have hung up first\n",
 				who, what, wc_status_name(wc.status));
-		deadline = deadline_in(CONN_EVENT_TIMEOUT_MS);
-		ret = wait_readable(who, fd, &deadline);
-		if (ret) {
-			if (ret > 0)
-				fprintf(stderr, "%s: no hang-up within %d s\n", who,
-						CONN_EVENT_TIMEOUT_MS / 1000);
+		if (event_within(who, conn, "hang-up", CONN_EVENT_TIMEOUT_MS))
 			return 1;
-		}
 	}
 	printf("%s: the client hung up before %s was acknowledged\n", who, what);
 	return 0;
@@ -623,9 +624,8 @@ serve_one_sided(const char *who, struct rpma_conn_req **req,
 		struct rpma_conn_private_data *pdata, int timeout_ms)
 {
 	enum rpma_conn_event event = RPMA_CONN_UNDEFINED;
-	struct timespec deadline = deadline_in(timeout_ms);
 	struct rpma_conn *conn = NULL;
-	int failed = 1, fd = -1;
+	int failed = 1;
 	int ret;
 
 	ret = rpma_conn_req_connect(req, pdata, &conn);
@@ -633,15 +633,8 @@ serve_one_sided(const char *who, struct rpma_conn_req **req,
 		report(who, "rpma_conn_req_connect", ret);
 		return 1;
 	}
-	if ((ret = rpma_conn_get_event_fd(conn, &fd)) != 0) {
-		report(who, "rpma_conn_get_event_fd", ret);
+	if (event_within(who, conn, "ESTABLISHED", timeout_ms))
 		goto out;
-	}
-	if ((ret = wait_readable(who, fd, &deadline)) != 0) {
-		if (ret > 0)
-			fprintf(stderr, "%s: no ESTABLISHED within %d s\n", who, timeout_ms / 1000);
-		goto out;
-	}
 	if ((ret = rpma_conn_next_event(conn, &event)) != 0) {
 		report(who, "rpma_conn_next_event", ret);
 		goto out;

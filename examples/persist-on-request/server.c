@@ -180,7 +180,7 @@ rounds(struct waiter *w, int conn_fd, const uint8_t *buf, struct server_msgs *ms
 	ops[0].opcode = IBV_WC_SEND;
 	ops[0].what = "rpma_send (last answer)";
 	if (await_all(WHO, w, conn_fd, ops, 1))
-		return hung_up_meanwhile(WHO, conn_fd, "the last answer");
+		return hung_up_meanwhile(WHO, w->conn, "the last answer");
 	return 0;
 }
 

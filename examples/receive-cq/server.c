@@ -98,7 +98,7 @@ exchange(struct rpma_conn *conn, bool shared, struct server_mem *mem, struct rpm
 			};
 
 			if (expect_on_queues(WHO, &q, conn_fd, 1, want, wc))
-				return hung_up_meanwhile(WHO, conn_fd, "the last response");
+				return hung_up_meanwhile(WHO, conn, "the last response");
 		}
 		printf(WHO ": round %d: request 0x%08x completed on the receive CQ, the send of response 0x%08x on the main CQ\n",
 				r, REQUEST_VALUE(r), ANSWER(REQUEST_VALUE(r)));

@@ -20,8 +20,9 @@
 #       must complete with no error; longer, it must end as at a power-off
 #       (BOUND=0: nothing asserted, a measurement)
 #   clientoff probe|passive LIB [BOUND]
-#       the client's guest is powered off mid-stream and the server (LIB)
-#       survives: a server that probes (a zero-length write every second,
+#       the client's guest is powered off mid-stream and the server
+#       survives (both sides LIB: the client's request sets the retry count
+#       of both queue pairs): a server that probes (a zero-length write every second,
 #       net_server probe) must learn it within BOUND seconds (default 15;
 #       0: 30 s, nothing asserted); a passive one (nothing outstanding)
 #       learns nothing, which is measured (within BOUND) and not asserted
@@ -43,7 +44,7 @@
 # Each run prints its RESULT line (see net_client.c). Environment:
 # NET_PAIR_RESULTS, a file to which each RESULT line is appended.
 set -u
-[ $# -ge 2 ] || { sed -n '2,44s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,45s/^# \{0,1\}//p' "$0"; exit 2; }
 build=$(cd "$1" && pwd); shift
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -113,7 +114,7 @@ case $case_ in
     RXE_PAIR_CONTROL="rxe-pair-ctl \$RXE_PAIR_CLIENT wait streaming && rxe-pair-ctl \$RXE_PAIR_CLIENT poweroff && echo 'client powered off' && { rxe-pair-ctl \$RXE_PAIR_SERVER wait ended $bound || { echo 'the server learnt nothing within $bound s'; rxe-pair-ctl \$RXE_PAIR_SERVER poweroff; }; }" \
       "$root/softroce/rxe-pair" \
       "$(serve "$served" "${lib[$sl]}" "$build/net_server" '$RPMA_TESTING_IP' $port "${srv_args[@]}"); r=\$?; touch /run/rxe-run/ended; exit \$r" \
-      "$served ${lib[ours]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 60" \
+      "$served ${lib[$sl]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 60" \
       >"$out" 2>&1
     cat "$out"
     result=$(sed -n 's/^server| \(RESULT .*\)/\1/p' "$out")
@@ -169,5 +170,5 @@ case $case_ in
       [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss-example $pct $delay lib=$ll $ex $got $((SECONDS - start))s" >>"$NET_PAIR_RESULTS"
     done
     exit $fail ;;
-  *) sed -n '2,44s/^# \{0,1\}//p' "$0"; exit 2 ;;
+  *) sed -n '2,45s/^# \{0,1\}//p' "$0"; exit 2 ;;
 esac
