@@ -48,9 +48,11 @@
  *   BENCH_SERVER_IDLE  seconds the server waits for a connection (default 3600)
  *   BENCH_CLIENT_WAIT  how the client of a connected case waits: "busy"
  *                      (default: rpma_cq_get_wc until something comes) or
- *                      "wait" (event-driven: when the CQ is empty, sleeps
- *                      in rpma_cq_wait on its own channel, then polls again;
- *                      STATS then also counts the waits)
+ *                      "wait" (event-driven: sleeps in rpma_cq_wait on the
+ *                      CQ's own channel, takes completions until the CQ is
+ *                      empty, sleeps again; at QD 1 a one-sided case
+ *                      sleeps for every completion; STATS then also
+ *                      counts the waits)
  *   BENCH_WARMUP       warm-up operations (default 100)
  *   RPMA_BENCH_FLUSH   "visibility": the flush case flushes to visibility
  *                      (for a device with native flush; the name passes
@@ -746,17 +748,23 @@ cli_loop(struct client *k, enum bcase c, struct run *r)
 			die("posting %s: %s", case_names[c], rpma_err_2str(rc));
 		posted++;
 	}
+	/* event-driven: sleep first, then take completions until none is left */
+	int must_wait = k->event_driven;
 	while (done < posted) {
+		if (must_wait) {
+			/* the run's alarm bounds a wait that never returns */
+			rc = rpma_cq_wait(k->cq);
+			if (rc)
+				die("rpma_cq_wait: %s", rpma_err_2str(rc));
+			k->waits++;
+			must_wait = 0;
+		}
 		rc = rpma_cq_get_wc(k->cq, nwc, wc, &n);
 		k->polls++;
 		if (rc == RPMA_E_NO_COMPLETION) {
 			k->empty_polls++;
 			if (k->event_driven) {
-				/* the run's alarm bounds a wait that never returns */
-				rc = rpma_cq_wait(k->cq);
-				if (rc)
-					die("rpma_cq_wait: %s", rpma_err_2str(rc));
-				k->waits++;
+				must_wait = 1;
 				continue;
 			}
 			if (++spin % 65536 == 0 && now_ns() - last > tmo)
@@ -784,6 +792,13 @@ cli_loop(struct client *k, enum bcase c, struct run *r)
 				posted++;
 			}
 		}
+		/*
+		 * At QD 1 a one-sided event-driven client sleeps for every
+		 * completion: the next one comes after this re-arm, so its event
+		 * does too
+		 */
+		if (k->event_driven && k->qd == 1 && !two)
+			must_wait = 1;
 		last = t;
 	}
 	r->t_end = t;
