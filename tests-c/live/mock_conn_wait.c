@@ -9,7 +9,8 @@
  *   connection's CQ nor its receive CQ; the event is not acked, nothing is
  *   re-armed, *cq and *is_rcq untouched.
  * - RPMA_E_PROVIDER: a real completion event of the main CQ, re-arming it
- *   (ibv_req_notify_cq()) fails: the event has been acked, *cq is set to
+ *   (ibv_req_notify_cq()) fails: the event has been taken (acknowledged
+ *   at once by the C library, later by ours), *cq is set to
  *   NULL, and the completion is still there to be polled.
  */
 #include <stdbool.h>
@@ -68,7 +69,11 @@ wait_failures(struct m_client *c, struct ibv_context *ctx)
 	EXPECT_INT(t_mock_op_pending(T_OP_REQ_NOTIFY_CQ), 0);
 	EXPECT_TRUE(cq == NULL);
 	EXPECT_INT(t_mock_succeeded("ibv_get_cq_event") - events, 1);
-	EXPECT_INT(t_mock_calls("ibv_ack_cq_events") - acks, 1);
+	/*
+	 * taken, and acknowledged at once (the C library) or with the CQ's
+	 * next batch or at its deletion (ours, see NOTES), which must not hang
+	 */
+	EXPECT_TRUE(t_mock_calls("ibv_ack_cq_events") - acks <= 1);
 
 	t_note("the event was consumed; its completion is still in the main CQ");
 	EXPECT_TRUE(!m_readable(fd, 0));

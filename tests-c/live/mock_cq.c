@@ -9,7 +9,8 @@
  * - rpma_cq_wait: ibv_get_cq_event() failing gives RPMA_E_NO_COMPLETION,
  *   without acking or re-arming; a failing re-arm (ibv_req_notify_cq()) after
  *   a real completion event gives RPMA_E_PROVIDER, the event having been
- *   acked, and the completion is still there to be polled.
+ *   taken (acknowledged at once by the C library, in a batch or at the
+ *   CQ's deletion by ours), and the completion is still there to be polled.
  */
 #include "rpma_mock.h"
 #include "mock.h"
@@ -81,7 +82,11 @@ wait_failures(struct m_client *c, struct ibv_context *ctx)
 	t_mock_op_fail(ctx, T_OP_REQ_NOTIFY_CQ, 0, EIO);
 	EXPECT_INT(rpma_cq_wait(c->cq), RPMA_E_PROVIDER);
 	EXPECT_INT(t_mock_op_pending(T_OP_REQ_NOTIFY_CQ), 0);
-	EXPECT_INT(t_mock_calls("ibv_ack_cq_events") - acks, 1);
+	/*
+	 * taken, and acknowledged at once (the C library) or with the CQ's
+	 * next batch or at its deletion (ours, see NOTES), which must not hang
+	 */
+	EXPECT_TRUE(t_mock_calls("ibv_ack_cq_events") - acks <= 1);
 	EXPECT_INT(t_mock_succeeded("ibv_get_cq_event") - events, 1);
 
 	t_note("the event was consumed; the CQ still works when polled");
