@@ -78,22 +78,24 @@ case $what in
       row "send, no receive posted" "$lib" "rnr lib=$lib "
     done ;;
   loss)
+    # RUNS is the number of writes of the one run per cell
     export NET_PAIR_WRITES=$runs
+    runs=1
     configs=("0 0" "1 0" "5 0" "0 1" "0 5" "1 1" "5 5")
     for lib in ours ref; do
-      for c in "${configs[@]}"; do
-        # shellcheck disable=SC2086 # "PERCENT DELAY"
-        NET_PAIR_RESULTS=$results "$here/net-pair.sh" "$build" loss $c "$lib" none >/dev/null 2>&1
-      done
+      # shellcheck disable=SC2086 # "PERCENT DELAY"
+      for c in "${configs[@]}"; do measure loss $c "$lib" none; done
     done
+    # writes/s of PERCENT DELAY LIB; a ratio of two of them
+    rate() { sed -n "s/^loss $1 $2 lib=$3 RESULT.*how=none .*writes_per_s=\([0-9]*\).*/\1/p" "$results" | head -1; }
+    frac() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }' || echo -; }
+    o0=$(rate 0 0 ours) r0=$(rate 0 0 ref)
     echo "| loss each way | delay each way | ours writes/s | of its clean link | C 1.2.0 writes/s | of its clean link |"
     echo "|---|---|---|---|---|---|"
     for c in "${configs[@]}"; do
-      set -- $c
-      rate() { sed -n "s/^loss $1 $2 lib=$3 RESULT.*how=none .*writes_per_s=\([0-9]*\).*/\1/p" "$results" | head -1; }
-      o=$(rate "$1" "$2" ours) r=$(rate "$1" "$2" ref) o0=$(rate 0 0 ours) r0=$(rate 0 0 ref)
-      frac() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }' || echo -; }
-      echo "| $1 % | $2 ms | ${o:-failed} | $(frac "$o" "$o0") | ${r:-failed} | $(frac "$r" "$r0") |"
+      read -r p d <<<"$c"
+      o=$(rate "$p" "$d" ours) r=$(rate "$p" "$d" ref)
+      echo "| $p % | $d ms | ${o:-failed} | $(frac "$o" "$o0") | ${r:-failed} | $(frac "$r" "$r0") |"
     done ;;
   *) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 2 ;;
 esac

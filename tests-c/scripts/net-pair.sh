@@ -113,7 +113,7 @@ case $case_ in
     echo "== clientoff: the server ${how}s, server library $sl"
     RXE_PAIR_CONTROL="rxe-pair-ctl \$RXE_PAIR_CLIENT wait streaming && rxe-pair-ctl \$RXE_PAIR_CLIENT poweroff && echo 'client powered off' && { rxe-pair-ctl \$RXE_PAIR_SERVER wait ended $bound || { echo 'the server learnt nothing within $bound s'; rxe-pair-ctl \$RXE_PAIR_SERVER poweroff; }; }" \
       "$root/softroce/rxe-pair" \
-      "$(serve "$served" "${lib[$sl]}" "$build/net_server" '$RPMA_TESTING_IP' $port "${srv_args[@]}"); r=\$?; touch /run/rxe-run/ended; exit \$r" \
+      "$(serve "$served" "${lib[$sl]}" "$build/net_server" '$RPMA_TESTING_IP' $port "${srv_args[@]}")" \
       "$served ${lib[$sl]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 60" \
       >"$out" 2>&1
     cat "$out"
