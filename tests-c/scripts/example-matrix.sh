@@ -11,6 +11,7 @@ heads=("ours/ours" "C/ours" "ours/C" "C/C" "LD_LIBRARY_PATH" "LD_PRELOAD" "valgr
 mapfile -t runs < <(cut -f1 "$manifest" | sed -n 's/^example\.\(.*\)\.server-ours\.client-ours$/\1/p')
 [ ${#runs[@]} -gt 0 ] || { echo "no example pair in $manifest"; exit 1; }
 fail=0
+failed=()
 printf '%-34s' "example (server/client)"; printf ' %-15s' "${heads[@]}"; echo
 for run in "${runs[@]}"; do
   printf '%-34s' "$run"
@@ -23,11 +24,20 @@ for run in "${runs[@]}"; do
     elif [ "$(cat "$rc_file")" = 0 ]; then
       cell="pass"
     else
-      cell="FAIL"; fail=1
+      cell="FAIL"; fail=1; failed+=("example.$run.$col")
     fi
     printf ' %-15s' "$cell"
   done
   echo
 done
 echo "(${#runs[@]} example runs; C = Debian's librpma $(dpkg-query -W -f='${Version}' librpma0 2>/dev/null))"
+# a failed cell's own test prints its whole log, but a CI summary may show
+# only this table: the end of each failed log says what went wrong
+for name in "${failed[@]}"; do
+  echo
+  echo "--- $name (exit $(cat "$out/$name.rc")):"
+  grep '^run-pair:' "$out/$name.log"
+  echo "the end of its log:"
+  tail -20 "$out/$name.log"
+done
 exit $fail
