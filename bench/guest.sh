@@ -47,6 +47,9 @@ for c in read write flush pingpong write_imm srq; do
   [ "$c" = write ] && matrix+=("atomic_write 8 1" "atomic_write 8 16")
 done
 matrix+=("conn 8 1" "mr 8 1" "mr 4096 1" "mr 65536 1")
+# the event-driven rows: CASE_wait is CASE with a client that sleeps in
+# rpma_cq_wait (BENCH_CLIENT_WAIT=wait) instead of busy polling
+for c in write_wait pingpong_wait; do for q in 1 16; do matrix+=("$c 8 $q"); done; done
 sel=()
 for m in "${matrix[@]}"; do
   if echo "${m%% *}" | grep -Eq -- "$regex" && echo "$m" | grep -Eq -- "$rows"; then sel+=("$m"); fi
@@ -103,16 +106,21 @@ for r in $(seq "$rounds"); do
   echo "guest: round $r of $rounds (${#sel[@]} cases, $order) at $((SECONDS - start_all)) s"
   for m in "${sel[@]}"; do
     read -r c s q <<<"$m"
+    bc=${c%_wait} wait_mode=busy
+    [ "$bc" != "$c" ] && wait_mode=wait
     for l in $order; do
       t0=${EPOCHREALTIME/./}
       LD_LIBRARY_PATH=${dir_of[$l]} BENCH_EXPECT_LIB=${lib_of[$l]} BENCH_WARMUP_MS=$warmup_ms \
-        timeout -k 5 $((secs + 120)) "${pin_client[@]}" "$bin" client "$ip" "${port_of[$l]}" "$c" "$s" "$q" -t "$secs" \
+        BENCH_CLIENT_WAIT=$wait_mode \
+        timeout -k 5 $((secs + 120)) "${pin_client[@]}" "$bin" client "$ip" "${port_of[$l]}" "$bc" "$s" "$q" -t "$secs" \
         >"$tmp/out" 2>"$tmp/err"
       rc=$?
       t1=${EPOCHREALTIME/./}
       # builtins only: every process costs in the TCG guest
       line= stats=
       while IFS= read -r x; do case $x in "RESULT "*) line=$x ;; esac; done <"$tmp/out"
+      # the row's own name, so the report keeps busy and event-driven apart
+      line=${line/ case=$bc / case=$c }
       while IFS= read -r x; do case $x in "STATS "*) stats=${x#STATS }; stats=${stats%% *} ;; esac; done <"$tmp/err"
       if [ $rc -eq 0 ] && [ -n "$line" ]; then
         printf 'RESULT lib=%s round=%s %s %s wall_s=%d.%02d\n' "$l" "$r" "${line#RESULT }" "$stats" \

@@ -13,6 +13,8 @@
 # callgrind_annotate on one output file). The INSTR/INSTRFN lines go to FILE
 # (default $BENCH_BUILD_DIR/instructions.txt, BENCH_BUILD_DIR default
 # build/bench) and bench/report.py instr prints the table.
+# RPMA_BENCH_KEEP_CG=1 RXE_KEEP=1 keeps the callgrind output files, in the
+# folder rxe-run names at its start ("exchange folder: DIR", then DIR/cg).
 #
 # Busy polling makes the number of empty rpma_cq_get_wc calls per op depend
 # on timing (pingpong, srq): the table therefore also gives the figures
@@ -99,6 +101,12 @@ if [ "${1:-}" = --guest ]; then
     wait "${pid_of[$l]}"; echo "guest: $l server exit status $?"
   done
   echo "guest: done in $((SECONDS - t0)) s, $fails failed runs"
+  # RPMA_BENCH_KEEP_CG=1 keeps the callgrind files, for callgrind_annotate
+  # line by line: the guest's writes vanish with it, except in the exchange
+  # folder (/run/rxe-run), which RXE_KEEP=1 keeps on the host
+  if [ -n "${RPMA_BENCH_KEEP_CG:-}" ]; then
+    mkdir -p /run/rxe-run/cg && cp "$tmp"/*.cg /run/rxe-run/cg/
+  fi
   rm -rf "$tmp"
   exit $((fails > 0))
 fi

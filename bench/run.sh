@@ -12,10 +12,11 @@
 #   case | size | qd | C ops/s | ours ops/s | ours/C | C p50/p99 us | ours p50/p99 us
 # (medians over the rounds; ours/C is the median of the per-round ratios).
 # REGEX (grep -E) selects case names: read write atomic_write flush pingpong
-# write_imm srq conn mr; --rows REGEX selects rows by "case size qd"
-# (e.g. 'write 65536 1$'). Defaults: 5 rounds of 1 s (42 case/size/qd rows x 2
-# libraries x 5 rounds = 420 client runs of ~1.9 s: about 14 minutes in the
-# TCG guest). Knobs of the guest side (RPMA_BENCH_*): see bench/guest.sh.
+# write_imm srq conn mr, and write_wait pingpong_wait (size 8, QD 1 and 16:
+# the client sleeps in rpma_cq_wait); --rows REGEX selects rows by "case size
+# qd" (e.g. 'write 65536 1$'). Defaults: 5 rounds of 1 s (46 case/size/qd rows
+# x 2 libraries x 5 rounds = 460 client runs of ~1.9 s: about 15 minutes in
+# the TCG guest). Knobs of the guest side (RPMA_BENCH_*): see bench/guest.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)

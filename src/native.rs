@@ -128,7 +128,7 @@ impl QpNative {
     /// Posts a native flush of `len` bytes at `raddr`. `placement` is
     /// `IBV_FLUSH_PERSISTENT`, `IBV_FLUSH_GLOBAL`, or 0 for a flush type the
     /// C library does not know (it passes 0 too).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn flush(
         &self,
         rkey: u32,
@@ -138,6 +138,23 @@ impl QpNative {
         wr_flags: u32,
         wr_id: u64,
     ) -> Result<()> {
+        ok_or_provider(self.post_flush(rkey, raddr, len, placement, wr_flags, wr_id))
+    }
+
+    // Out of line: its three provider calls need values kept in
+    // callee-saved registers, and inlined they would make every emulated
+    // flush save and restore them too. Whether it posted, as a flag, so
+    // the caller's Result costs the emulated path nothing where they join.
+    #[inline(never)]
+    fn post_flush(
+        &self,
+        rkey: u32,
+        raddr: u64,
+        len: usize,
+        placement: u8,
+        wr_flags: u32,
+        wr_id: u64,
+    ) -> bool {
         debug_assert!(self.flush);
         let level = sys::IBV_FLUSH_RANGE as u8;
         // SAFETY: `flush` is set only for a QP whose provider set wr_flush
@@ -147,11 +164,11 @@ impl QpNative {
         let ret = self.post(wr_id, wr_flags, |qpx| unsafe {
             op(qpx, rkey, raddr, len, placement, level)
         });
-        completed("rpma_mr_flush\0", ret)
+        posted("rpma_mr_flush\0", ret)
     }
 
     /// Posts a native 8-byte atomic write of `src` to `raddr`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn atomic_write(
         &self,
         rkey: u32,
@@ -160,6 +177,19 @@ impl QpNative {
         wr_flags: u32,
         wr_id: u64,
     ) -> Result<()> {
+        ok_or_provider(self.post_atomic_write(rkey, raddr, src, wr_flags, wr_id))
+    }
+
+    // Out of line, for the reasons given at `post_flush`.
+    #[inline(never)]
+    fn post_atomic_write(
+        &self,
+        rkey: u32,
+        raddr: u64,
+        src: &[u8; 8],
+        wr_flags: u32,
+        wr_id: u64,
+    ) -> bool {
         debug_assert!(self.atomic_write);
         // SAFETY: as in `flush`, for wr_atomic_write.
         let op = unsafe { (*self.qpx).wr_atomic_write.unwrap_unchecked() };
@@ -168,7 +198,7 @@ impl QpNative {
         let ret = self.post(wr_id, wr_flags, |qpx| unsafe {
             op(qpx, rkey, raddr, src.as_ptr().cast())
         });
-        completed("rpma_mr_atomic_write\0", ret)
+        posted("rpma_mr_atomic_write\0", ret)
     }
 
     /// One work request between `ibv_wr_start` and `ibv_wr_complete`;
@@ -189,18 +219,28 @@ impl QpNative {
     }
 }
 
-#[inline]
-fn completed(func: &'static str, ret: c_int) -> Result<()> {
+/// wr_complete's result as a flag; a failure is logged as in C.
+#[inline(always)]
+fn posted(func: &'static str, ret: c_int) -> bool {
     if ret == 0 {
-        return Ok(());
+        return true;
     }
-    failed(func, ret)
+    failed(func, ret);
+    false
 }
 
 #[cold]
-fn failed(func: &'static str, ret: c_int) -> Result<()> {
+fn failed(func: &'static str, ret: c_int) {
     rpma_log!(Level::Error, in func, "ibv_wr_complete() failed: {}", Errno(ret));
-    Err(Error::Provider)
+}
+
+#[inline(always)]
+fn ok_or_provider(posted: bool) -> Result<()> {
+    if posted {
+        Ok(())
+    } else {
+        Err(Error::Provider)
+    }
 }
 
 #[cfg(test)]

@@ -6,8 +6,9 @@
 //! C API must report a failed release (the `*_delete` functions), the owner
 //! calls the handle's `destroy`, which returns the error instead.
 
-use std::ffi::{c_char, c_int, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::fmt;
+use std::mem::MaybeUninit;
 use std::ptr::{self, NonNull};
 
 use crate::error::{Error, Result};
@@ -61,6 +62,10 @@ pub(crate) fn provider_failed_in(func: &'static str, call: &str) -> Error {
 }
 
 /// The same for calls that return an errno value instead of setting errno.
+/// Out of line and cold: the message's arguments then cost the calls that
+/// succeed (among them every wait's re-arm) nothing.
+#[cold]
+#[inline(never)]
 pub(crate) fn provider_failed_with(call: &str, err: c_int) -> Error {
     rpma_log!(Level::Error, "rpma", "{}() failed: {}", call, Errno(err));
     Error::Provider
@@ -68,6 +73,7 @@ pub(crate) fn provider_failed_with(call: &str, err: c_int) -> Error {
 
 /// Maps the 0 / errno-value result of the libibverbs calls that return the
 /// error instead of setting errno (the destroy calls, ibv_req_notify_cq).
+#[inline]
 pub(crate) fn check_errno_value(call: &str, ret: c_int) -> Result<()> {
     if ret == 0 {
         Ok(())
@@ -301,13 +307,17 @@ impl Drop for CompChannel {
 /// Takes the next event of a completion channel: the CQ that has new
 /// completions, or None when `ibv_get_cq_event` fails (including EAGAIN on
 /// a non-blocking fd). The caller acknowledges the event on that CQ.
+#[inline(always)]
 pub(crate) fn next_cq_event(channel: NonNull<sys::ibv_comp_channel>) -> Option<*mut sys::ibv_cq> {
-    let mut cq = std::ptr::null_mut();
-    let mut ctx = std::ptr::null_mut();
+    // Outputs only: libibverbs writes both before it returns 0, and they are
+    // read only then, so they need no zeroing on every wait.
+    let mut cq = MaybeUninit::<*mut sys::ibv_cq>::uninit();
+    let mut ctx = MaybeUninit::<*mut c_void>::uninit();
     // SAFETY: the channel is live (borrowed from its owner); both outputs
     // are valid for writing.
-    let ret = unsafe { sys::ibv_get_cq_event(channel.as_ptr(), &mut cq, &mut ctx) };
-    (ret == 0).then_some(cq)
+    let ret = unsafe { sys::ibv_get_cq_event(channel.as_ptr(), cq.as_mut_ptr(), ctx.as_mut_ptr()) };
+    // SAFETY: a 0 return means ibv_get_cq_event stored the CQ.
+    (ret == 0).then(|| unsafe { cq.assume_init() })
 }
 
 /// Keeps the first error of a sequence of release steps, runs them all.

@@ -1,10 +1,9 @@
 use std::ffi::c_int;
-use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 use super::{arg, boundary, get, put};
-use crate::cq::Cq;
-use crate::error::Error;
+use crate::cq::{get_wc_failure, in_range, Cq};
+use crate::error::{Error, Result};
 use crate::sys::ibv_wc;
 
 /// The C handle of a CQ that lives inside a connection or an SRQ (NULL for
@@ -48,20 +47,55 @@ pub unsafe extern "C" fn rpma_cq_get_wc(
     boundary(move || {
         // SAFETY: caller contract above.
         let cq = unsafe { arg(cq) }?;
-        let wc = NonNull::new(wc.cast::<MaybeUninit<ibv_wc>>()).ok_or(Error::Inval)?;
-        let got_slot = NonNull::new(num_entries_got);
-        if num_entries < 1 || (num_entries > 1 && got_slot.is_none()) {
+        if wc.is_null() {
             return Err(Error::Inval);
         }
-        // SAFETY: the caller provides num_entries (>= 1) writable entries;
-        // MaybeUninit makes no claim about their contents.
-        let wc = unsafe { std::slice::from_raw_parts_mut(wc.as_ptr(), num_entries as usize) };
-        let got = cq.get_wc(wc)?;
-        if let Some(slot) = got_slot {
-            // SAFETY: a non-NULL output pointer (caller contract); got is at
-            // most num_entries, so it fits.
-            unsafe { put(slot, got as c_int) };
+        // One entry, the data path's usual poll, has a path of its own: with
+        // the count known, only the output pointer outlives the provider
+        // call, which keeps the frame to one saved register.
+        if num_entries != 1 {
+            // SAFETY: caller contract above; wc is not NULL.
+            return unsafe { get_wc_many(cq, num_entries, wc, num_entries_got) };
+        }
+        // SAFETY: the caller provides one writable entry.
+        let got = unsafe { cq.poll(1, wc) };
+        if got != 1 {
+            return Err(get_wc_failure(got, 1));
+        }
+        if let Some(slot) = NonNull::new(num_entries_got) {
+            // SAFETY: a non-NULL output pointer (caller contract).
+            unsafe { put(slot, 1) };
         }
         Ok(())
     })
+}
+
+/// `rpma_cq_get_wc` for any number of entries but one; out of line so the
+/// one-entry path keeps its small frame.
+///
+/// # Safety
+/// `wc` is not NULL and writable for `num_entries` entries (when positive);
+/// `num_entries_got` is NULL or writable.
+#[inline(never)]
+unsafe fn get_wc_many(
+    cq: &Cq,
+    num_entries: c_int,
+    wc: *mut ibv_wc,
+    num_entries_got: *mut c_int,
+) -> Result<()> {
+    // more than one entry needs somewhere to say how many came
+    let Some(slot) = NonNull::new(num_entries_got) else {
+        return Err(Error::Inval);
+    };
+    if num_entries < 1 {
+        return Err(Error::Inval);
+    }
+    // SAFETY: the caller provides num_entries writable entries.
+    let got = unsafe { cq.poll(num_entries, wc) };
+    if !in_range(got, num_entries) {
+        return Err(get_wc_failure(got, num_entries));
+    }
+    // SAFETY: a non-NULL output pointer (caller contract).
+    unsafe { put(slot, got) };
+    Ok(())
 }
