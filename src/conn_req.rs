@@ -8,6 +8,7 @@ use std::ffi::{c_void, CStr};
 use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 
+use crate::alloc::try_box;
 use crate::conn::Conn;
 use crate::conn_cfg::{ConnCfg, ConnSettings};
 use crate::cq::Cq;
@@ -125,13 +126,14 @@ fn create_qp(peer: &Peer, id: &CmId, attr: &mut sys::ibv_qp_init_attr_ex) -> Res
 #[inline]
 pub(crate) fn release_parts(
     id: CmId,
-    queues: Option<Queues>,
+    queues: &mut Option<Queues>,
     reject: bool,
     errors: &mut FirstError,
 ) {
     id.destroy_qp();
     let mut shared = None;
-    if let Some(q) = queues {
+    // by reference: taken by value, the queues were copied on the way in
+    if let Some(q) = queues.take() {
         if let Some(rcq) = q.rcq {
             errors.note(rcq.destroy());
         }
@@ -189,7 +191,8 @@ fn settings(cfg: Option<&ConnCfg>) -> ConnSettings {
 
 impl ConnReq {
     /// Prepares a connection to `addr`:`port`: resolves the address and the
-    /// route (each within the configured timeout) and builds the queues.
+    /// route (each within the configured timeout) and builds the queues;
+    /// the request comes on the heap, ready to be a C handle.
     ///
     /// # Safety
     /// `peer` outlives the request and the connection made from it; a
@@ -199,7 +202,7 @@ impl ConnReq {
         addr: &CStr,
         port: &CStr,
         cfg: Option<&ConnCfg>,
-    ) -> Result<ConnReq> {
+    ) -> Result<Box<ConnReq>> {
         let s = settings(cfg);
         let info = AddrInfo::resolve(addr, Some(port), false)?;
         let id = CmId::new(None)?;
@@ -213,7 +216,10 @@ impl ConnReq {
             addr.to_string_lossy(),
             port.to_string_lossy()
         );
-        Ok(ConnReq {
+        // Boxed where it is built: returned by value, the request was
+        // copied once more on its way to the heap. A failed allocation
+        // drops it, which releases the queues and the id.
+        try_box(ConnReq {
             id: Some(id),
             queues: Some(queues),
             passive: false,
@@ -301,18 +307,19 @@ impl ConnReq {
     /// release, so the peer learns at once and the release does not wait.
     /// Only the connection object itself is allocated before the accept:
     /// that failure rejects.
-    pub fn connect(mut self, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
+    // Boxed, as C holds it: taken by value, the request was first copied out
+    // of its box.
+    #[allow(clippy::boxed_local)] // the box is what C holds
+    pub fn connect(mut self: Box<Self>, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
         // SAFETY: the peer outlives the request (contract of new/listen).
         let peer = unsafe { self.peer.as_ref() };
         let mut param = conn_param(pdata, peer.ack_timeout());
         let mut conn = Conn::alloc()?;
-        let id = self.id.take().expect("present until released");
-        let queues = self.queues.take().expect("present until released");
         let private_data = self.private_data.take();
         // the timeout reaches the queue pair when it is made ready to send,
         // inside the accept or after the connect
-        timeouts::apply(&id, peer.ack_timeout());
-        conn.attach(id, queues, self.passive);
+        timeouts::apply(self.id(), peer.ack_timeout());
+        conn.attach(&mut self.id, &mut self.queues, self.passive);
         if self.passive {
             conn.accept(&mut param)?;
             conn.finish(peer, private_data).inspect_err(|_| {
@@ -330,14 +337,15 @@ impl ConnReq {
         let Some(id) = self.id.take() else {
             return Ok(());
         };
-        release_parts(id, self.queues.take(), self.passive, &mut errors);
+        release_parts(id, &mut self.queues, self.passive, &mut errors);
         self.private_data = None;
         errors.result()
     }
 
     /// Deletes the request; an incoming one is rejected, so the peer learns
     /// at once.
-    pub fn delete(mut self) -> Result<()> {
+    #[allow(clippy::boxed_local)] // as for `connect`
+    pub fn delete(mut self: Box<Self>) -> Result<()> {
         self.release()
     }
 }

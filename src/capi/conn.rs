@@ -133,7 +133,7 @@ pub unsafe extern "C" fn rpma_conn_disconnect(conn: *mut Conn) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_delete(conn_ptr: *mut *mut Conn) -> c_int {
     // SAFETY: caller contract above.
-    boundary(|| unsafe { take_handle(conn_ptr) }?.map_or(Ok(()), |c| (*c).delete()))
+    boundary(|| unsafe { take_handle(conn_ptr) }?.map_or(Ok(()), Conn::delete))
 }
 
 /// Reads from the peer's memory.

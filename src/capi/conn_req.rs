@@ -1,7 +1,7 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use super::types::rpma_conn_private_data;
-use super::{arg, boundary, c_str, out, put, put_new, take_handle};
+use super::{arg, boundary, c_str, out, put, take_handle};
 use crate::conn::Conn;
 use crate::conn_cfg::ConnCfg;
 use crate::conn_req::ConnReq;
@@ -30,7 +30,8 @@ pub unsafe extern "C" fn rpma_conn_req_new(
         // SAFETY: as above.
         let req = unsafe { ConnReq::new(peer, addr, port, cfg.as_ref()) }?;
         // SAFETY: checked output pointer.
-        unsafe { put_new(slot, req) }
+        unsafe { put(slot, Box::into_raw(req)) };
+        Ok(())
     })
 }
 

@@ -73,11 +73,18 @@ impl Conn {
     /// Takes over a request's parts. `incoming`: the request came through
     /// an endpoint and is not accepted yet, so releasing the connection
     /// before `accept` rejects it.
-    pub(crate) fn attach(&mut self, id: CmId, queues: Queues, incoming: bool) {
-        self.qp = id.qp();
-        self.native = queues.native;
-        self.id = Some(id);
-        self.queues = Some(queues);
+    /// The parts move from the request's fields straight into these: taken
+    /// into locals first, the queues were copied twice.
+    pub(crate) fn attach(
+        &mut self,
+        id: &mut Option<CmId>,
+        queues: &mut Option<Queues>,
+        incoming: bool,
+    ) {
+        self.id = id.take();
+        self.queues = queues.take();
+        self.qp = self.id().qp();
+        self.native = self.queues().native;
         self.unanswered = incoming;
     }
 
@@ -244,14 +251,16 @@ impl Conn {
         let Some(id) = self.id.take() else {
             return errors.result();
         };
-        release_parts(id, self.queues.take(), self.unanswered, &mut errors);
+        release_parts(id, &mut self.queues, self.unanswered, &mut errors);
         // The channel goes last: the id used it until it was destroyed.
         self.evch = None;
         errors.result()
     }
 
-    /// Releases everything; does not disconnect first.
-    pub fn delete(mut self) -> Result<()> {
+    /// Releases everything; does not disconnect first. Boxed, as C holds it:
+    /// taken by value, the connection was first copied out of its box.
+    #[allow(clippy::boxed_local)] // the box is what C holds
+    pub fn delete(mut self: Box<Self>) -> Result<()> {
         self.release()
     }
 }
