@@ -21,11 +21,12 @@
 # without librpma's rpma_cq_get_wc path and the cost of one rpma_cq_get_wc
 # call, which do not. Cases (REGEX on the name): read write atomic_write
 # flush pingpong write_imm srq conn mr poll ("poll" = one rpma_cq_get_wc on an
-# idle CQ), and write_wait, pingpong_wait: write and pingpong with an
-# event-driven client (BENCH_CLIENT_WAIT=wait), for which the report also
-# gives rpma_cq_wait's inclusive cost per call (libibverbs and the provider
-# included: the event's acknowledgement is there). The full run takes
-# 15-18 minutes in the TCG guest (76 valgrind runs of 6-16 s each).
+# idle CQ), srq_recv (one rpma_srq_recv on an SRQ, no server), and
+# write_wait, pingpong_wait: write and pingpong with an event-driven client
+# (BENCH_CLIENT_WAIT=wait), for which the report also gives rpma_cq_wait's
+# inclusive cost per call (libibverbs and the provider included: the event's
+# acknowledgement is there). The full run takes 15-18 minutes in the TCG
+# guest (80 valgrind runs of 6-16 s each).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -62,7 +63,7 @@ if [ "${1:-}" = --guest ]; then
   checked=0 fails=0
   for cs in "read 8" "read 4096" "write 8" "write 4096" "atomic_write 8" "flush 8" "flush 4096" \
             "pingpong 8" "pingpong 4096" "write_imm 8" "write_imm 4096" "srq 8" "srq 4096" \
-            "conn 8" "mr 8" "mr 4096" "poll 8" "write_wait 8" "pingpong_wait 8"; do
+            "conn 8" "mr 8" "mr 4096" "poll 8" "srq_recv 8" "write_wait 8" "pingpong_wait 8"; do
     read -r c s <<<"$cs"
     echo "$c" | grep -Eq -- "$regex" || continue
     # CASE_wait: the case with an event-driven client (rpma_cq_wait)

@@ -29,6 +29,9 @@
  *   mr                   rpma_mr_reg + rpma_mr_dereg of SIZE bytes (no server)
  *   poll                 one rpma_cq_get_wc on an idle CQ (calibration: the
  *                        cost of an empty busy-poll)
+ *   srq_recv             one rpma_srq_recv of SIZE bytes on an SRQ of
+ *                        SRQ_RECV_SLOTS receives that nothing consumes (no
+ *                        server; at most SRQ_RECV_SLOTS ops, warm-up included)
  * QD operations are kept in flight; each completion posts the next one.
  * After 100 warm-up operations (see BENCH_WARMUP) the client measures for
  * SECONDS or exactly OPS operations and prints one line
@@ -94,9 +97,12 @@
 #define REQ_MAGIC "RPB1"
 #define REP_MAGIC "RPB2"
 
+/* the srq_recv case's SRQ: room for every receive of a -n 1200 run */
+#define SRQ_RECV_SLOTS 2048
+
 enum bcase {
 	C_NONE = 0, C_READ, C_WRITE, C_ATOMIC, C_FLUSH, C_PINGPONG, C_WRITE_IMM,
-	C_SRQ, C_CONN, C_MR, C_POLL, C_QUIT
+	C_SRQ, C_CONN, C_MR, C_POLL, C_SRQ_RECV, C_QUIT
 };
 
 static const char *const case_names[] = {
@@ -104,7 +110,7 @@ static const char *const case_names[] = {
 	[C_ATOMIC] = "atomic_write", [C_FLUSH] = "flush",
 	[C_PINGPONG] = "pingpong", [C_WRITE_IMM] = "write_imm",
 	[C_SRQ] = "srq", [C_CONN] = "conn", [C_MR] = "mr", [C_POLL] = "poll",
-	[C_QUIT] = "quit",
+	[C_SRQ_RECV] = "srq_recv", [C_QUIT] = "quit",
 };
 
 /* connect private data (client -> server; at most 56 bytes on RoCE) */
@@ -612,6 +618,8 @@ struct client {
 	struct rpma_mr_remote *rmr;
 	struct rpma_peer_cfg *rpcfg;
 	struct rpma_cq *cq;
+	struct rpma_srq *srq;           /* srq_recv */
+	struct rpma_mr_local *srq_mr;   /* srq_recv: the receives' buffer */
 	char lib[PATH_MAX];
 	uint64_t empty_polls, polls, waits;
 	int event_driven;       /* BENCH_CLIENT_WAIT=wait */
@@ -853,6 +861,9 @@ static void cli_serial(struct client *k, struct run *r, void *mrbuf)
 					  RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST, &mr));
 			CHECK(rpma_mr_dereg(&mr));
 			break;
+		case C_SRQ_RECV:
+			CHECK(rpma_srq_recv(k->srq, k->srq_mr, 0, k->size, NULL));
+			break;
 		case C_POLL: {
 			int n = 0;
 			int rc = rpma_cq_get_wc(k->cq, 1, &wc, &n);
@@ -979,7 +990,7 @@ static int run_client(int argc, char **argv)
 	}
 	check_own_lib(k.lib, sizeof(k.lib));
 
-	const int connected = k.c != C_MR && k.c != C_CONN;
+	const int connected = k.c != C_MR && k.c != C_CONN && k.c != C_SRQ_RECV;
 	const char *cw = getenv("BENCH_CLIENT_WAIT");
 	if (cw != NULL && strcmp(cw, "wait") != 0 && strcmp(cw, "busy") != 0)
 		die("BENCH_CLIENT_WAIT must be busy or wait");
@@ -989,16 +1000,24 @@ static int run_client(int argc, char **argv)
 		signal(SIGALRM, on_alarm);
 		alarm((unsigned)(r.secs_ns / 1000000000ull) + 2u * (unsigned)(timeout_ms() / 1000) + 60u);
 	}
-	k.peer = new_peer(k.addr, k.c == C_MR ? RPMA_UTIL_IBV_CONTEXT_LOCAL
-					      : RPMA_UTIL_IBV_CONTEXT_REMOTE);
+	k.peer = new_peer(k.addr, k.c == C_MR || k.c == C_SRQ_RECV ? RPMA_UTIL_IBV_CONTEXT_LOCAL
+								   : RPMA_UTIL_IBV_CONTEXT_REMOTE);
 	CHECK(rpma_conn_cfg_new(&k.cfg));
 	CHECK(rpma_conn_cfg_set_cq_size(k.cfg, 64));
 	CHECK(rpma_conn_cfg_set_sq_size(k.cfg, 64));
 	CHECK(rpma_conn_cfg_set_rq_size(k.cfg, 32));
 	CHECK(rpma_conn_cfg_set_timeout(k.cfg, timeout_ms()));
 	void *mrbuf = NULL;
-	if (k.c == C_MR)
+	if (k.c == C_MR || k.c == C_SRQ_RECV)
 		mrbuf = alloc_buf(k.size);
+	if (k.c == C_SRQ_RECV) {
+		struct rpma_srq_cfg *scfg = NULL;
+		CHECK(rpma_srq_cfg_new(&scfg));
+		CHECK(rpma_srq_cfg_set_rq_size(scfg, SRQ_RECV_SLOTS));
+		CHECK(rpma_srq_new(k.peer, scfg, &k.srq));
+		CHECK(rpma_srq_cfg_delete(&scfg));
+		CHECK(rpma_mr_reg(k.peer, mrbuf, k.size, RPMA_MR_USAGE_RECV, &k.srq_mr));
+	}
 	if (connected) {
 		k.buf = alloc_buf(2 * (size_t)REGION_SIZE);
 		CHECK(rpma_mr_reg(k.peer, k.buf, 2 * (size_t)REGION_SIZE,
@@ -1038,6 +1057,11 @@ static int run_client(int argc, char **argv)
 		cli_disconnect(&k);
 		CHECK(rpma_mr_dereg(&k.lmr));
 		free(k.buf);
+	}
+	if (k.c == C_SRQ_RECV) {
+		/* the posted receives go with the SRQ */
+		CHECK(rpma_srq_delete(&k.srq));
+		CHECK(rpma_mr_dereg(&k.srq_mr));
 	}
 	free(mrbuf);
 	CHECK(rpma_conn_cfg_delete(&k.cfg));

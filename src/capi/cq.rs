@@ -3,7 +3,7 @@ use std::ptr::NonNull;
 
 use super::{arg, boundary, get, put};
 use crate::cq::{get_wc_failure, in_range, Cq};
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::sys::ibv_wc;
 
 /// The C handle of a CQ that lives inside a connection or an SRQ (NULL for
@@ -44,18 +44,19 @@ pub unsafe extern "C" fn rpma_cq_get_wc(
     wc: *mut ibv_wc,
     num_entries_got: *mut c_int,
 ) -> c_int {
+    // One entry, the data path's usual poll, has a path of its own: with
+    // the count known, only the output pointer outlives the provider call,
+    // which keeps the frame to one saved register. Any other count goes
+    // on in a function of its own, reached by a jump.
+    if num_entries != 1 {
+        // SAFETY: caller contract above.
+        return unsafe { get_wc_many(cq, num_entries, wc, num_entries_got) };
+    }
     boundary(move || {
         // SAFETY: caller contract above.
         let cq = unsafe { arg(cq) }?;
         if wc.is_null() {
             return Err(Error::Inval);
-        }
-        // One entry, the data path's usual poll, has a path of its own: with
-        // the count known, only the output pointer outlives the provider
-        // call, which keeps the frame to one saved register.
-        if num_entries != 1 {
-            // SAFETY: caller contract above; wc is not NULL.
-            return unsafe { get_wc_many(cq, num_entries, wc, num_entries_got) };
         }
         // SAFETY: the caller provides one writable entry.
         let got = unsafe { cq.poll(1, wc) };
@@ -70,32 +71,35 @@ pub unsafe extern "C" fn rpma_cq_get_wc(
     })
 }
 
-/// `rpma_cq_get_wc` for any number of entries but one; out of line so the
-/// one-entry path keeps its small frame.
+/// `rpma_cq_get_wc` for any number of entries but one, with the same
+/// checks in the same order (the argument errors are all `RPMA_E_INVAL`).
 ///
 /// # Safety
-/// `wc` is not NULL and writable for `num_entries` entries (when positive);
-/// `num_entries_got` is NULL or writable.
+/// As for `rpma_cq_get_wc`.
 #[inline(never)]
 unsafe fn get_wc_many(
-    cq: &Cq,
+    cq: *mut Cq,
     num_entries: c_int,
     wc: *mut ibv_wc,
     num_entries_got: *mut c_int,
-) -> Result<()> {
-    // more than one entry needs somewhere to say how many came
-    let Some(slot) = NonNull::new(num_entries_got) else {
-        return Err(Error::Inval);
-    };
-    if num_entries < 1 {
-        return Err(Error::Inval);
-    }
-    // SAFETY: the caller provides num_entries writable entries.
-    let got = unsafe { cq.poll(num_entries, wc) };
-    if !in_range(got, num_entries) {
-        return Err(get_wc_failure(got, num_entries));
-    }
-    // SAFETY: a non-NULL output pointer (caller contract).
-    unsafe { put(slot, got) };
-    Ok(())
+) -> c_int {
+    boundary(move || {
+        // SAFETY: caller contract above.
+        let cq = unsafe { arg(cq) }?;
+        // more than one entry needs somewhere to say how many came
+        let (false, Some(slot)) = (wc.is_null(), NonNull::new(num_entries_got)) else {
+            return Err(Error::Inval);
+        };
+        if num_entries < 1 {
+            return Err(Error::Inval);
+        }
+        // SAFETY: the caller provides num_entries writable entries.
+        let got = unsafe { cq.poll(num_entries, wc) };
+        if !in_range(got, num_entries) {
+            return Err(get_wc_failure(got, num_entries));
+        }
+        // SAFETY: a non-NULL output pointer (caller contract).
+        unsafe { put(slot, got) };
+        Ok(())
+    })
 }
