@@ -127,26 +127,16 @@ impl QpNative {
 
     /// Posts a native flush of `len` bytes at `raddr`. `placement` is
     /// `IBV_FLUSH_PERSISTENT`, `IBV_FLUSH_GLOBAL`, or 0 for a flush type the
-    /// C library does not know (it passes 0 too).
-    #[inline(always)]
-    pub(crate) fn flush(
-        &self,
-        rkey: u32,
-        raddr: u64,
-        len: usize,
-        placement: u8,
-        wr_flags: u32,
-        wr_id: u64,
-    ) -> Result<()> {
-        ok_or_provider(self.post_flush(rkey, raddr, len, placement, wr_flags, wr_id))
-    }
-
+    /// C library does not know (it passes 0 too). Whether it was posted
+    /// (a refusal is logged); [`ok_or_provider`] makes that the result.
     // Out of line: its three provider calls need values kept in
     // callee-saved registers, and inlined they would make every emulated
-    // flush save and restore them too. Whether it posted, as a flag, so
-    // the caller's Result costs the emulated path nothing where they join.
+    // flush save and restore them too. A flag rather than a Result, so
+    // where the caller joins it with its emulated path no conversion is
+    // needed.
     #[inline(never)]
-    fn post_flush(
+    #[must_use]
+    pub(crate) fn flush(
         &self,
         rkey: u32,
         raddr: u64,
@@ -167,22 +157,12 @@ impl QpNative {
         posted("rpma_mr_flush\0", ret)
     }
 
-    /// Posts a native 8-byte atomic write of `src` to `raddr`.
+    /// Posts a native 8-byte atomic write of `src` to `raddr`; as `flush`,
+    /// but inlined: its callers choose where it is out of line (see
+    /// `Conn::atomic_write` and the C entry point).
     #[inline(always)]
+    #[must_use]
     pub(crate) fn atomic_write(
-        &self,
-        rkey: u32,
-        raddr: u64,
-        src: &[u8; 8],
-        wr_flags: u32,
-        wr_id: u64,
-    ) -> Result<()> {
-        ok_or_provider(self.post_atomic_write(rkey, raddr, src, wr_flags, wr_id))
-    }
-
-    // Out of line, for the reasons given at `post_flush`.
-    #[inline(never)]
-    fn post_atomic_write(
         &self,
         rkey: u32,
         raddr: u64,
@@ -234,8 +214,9 @@ fn failed(func: &'static str, ret: c_int) {
     rpma_log!(Level::Error, in func, "ibv_wr_complete() failed: {}", Errno(ret));
 }
 
+/// A native post's flag as the operation's result.
 #[inline(always)]
-fn ok_or_provider(posted: bool) -> Result<()> {
+pub(crate) fn ok_or_provider(posted: bool) -> Result<()> {
     if posted {
         Ok(())
     } else {
@@ -341,9 +322,7 @@ mod tests {
             flush: true,
         };
         let placement = sys::IBV_FLUSH_PERSISTENT as u8;
-        assert!(native
-            .flush(7, 0x1000, 64, placement, sys::IBV_SEND_SIGNALED, 0xfeed)
-            .is_ok());
+        assert!(native.flush(7, 0x1000, 64, placement, sys::IBV_SEND_SIGNALED, 0xfeed));
         SEEN.with(|s| {
             let s = s.borrow();
             assert_eq!(s.started, 1);
@@ -351,7 +330,7 @@ mod tests {
             assert_eq!(s.flush, Some((7, 0x1000, 64, placement, range)));
             assert_eq!(s.id_flags, (0xfeed, sys::IBV_SEND_SIGNALED));
         });
-        assert!(native.atomic_write(9, 0x2008, b"ABCDEFGH", 0, 0).is_ok());
+        assert!(native.atomic_write(9, 0x2008, b"ABCDEFGH", 0, 0));
         SEEN.with(|s| {
             let s = s.borrow();
             assert_eq!(s.atomic, Some((9, 0x2008, *b"ABCDEFGH")));
@@ -368,9 +347,12 @@ mod tests {
             flush: true,
         };
         SEEN.with(|s| s.borrow_mut().complete_ret = libc::ENOMEM);
-        assert_eq!(native.flush(1, 0, 8, 1, 0, 1), Err(Error::Provider));
         assert_eq!(
-            native.atomic_write(1, 0, &[0; 8], 0, 1),
+            ok_or_provider(native.flush(1, 0, 8, 1, 0, 1)),
+            Err(Error::Provider)
+        );
+        assert_eq!(
+            ok_or_provider(native.atomic_write(1, 0, &[0; 8], 0, 1)),
             Err(Error::Provider)
         );
     }

@@ -257,6 +257,15 @@ pub unsafe extern "C" fn rpma_atomic_write(
     flags: c_int,
     op_context: *const c_void,
 ) -> c_int {
+    // A connection with native atomic writes (Debian 13's rxe, NICs that
+    // have them) goes on by a jump, before the emulation's frame is set up.
+    // SAFETY: caller contract above.
+    if let Some(c) = unsafe { conn.as_ref() } {
+        if c.has_native_atomic_write() {
+            // SAFETY: caller contract above.
+            return unsafe { native_atomic_write(c, dst, dst_offset, src, flags, op_context) };
+        }
+    }
     boundary(move || {
         // SAFETY: caller contract above; [u8; 8] has alignment 1.
         let (conn, dst, src) = unsafe {
@@ -268,6 +277,31 @@ pub unsafe extern "C" fn rpma_atomic_write(
         };
         let completion = Completion::from_flags(flags)?;
         conn.atomic_write(dst, dst_offset, src, completion, op_context)
+    })
+}
+
+/// `rpma_atomic_write` on a connection that writes natively: the same
+/// checks, then the native post, inlined here.
+///
+/// # Safety
+/// As for `rpma_atomic_write`.
+#[inline(never)]
+unsafe fn native_atomic_write(
+    conn: &Conn,
+    dst: *mut MrRemote,
+    dst_offset: usize,
+    src: *const c_char,
+    flags: c_int,
+    op_context: *const c_void,
+) -> c_int {
+    boundary(move || {
+        // SAFETY: caller contract above; [u8; 8] has alignment 1.
+        let (dst, src) = unsafe { (arg(dst)?, arg(src.cast::<[u8; ATOMIC_WRITE_LEN]>())?) };
+        let completion = Completion::from_flags(flags)?;
+        if dst_offset % ATOMIC_WRITE_LEN != 0 {
+            return Err(Error::Inval);
+        }
+        conn.native_atomic_write(dst, dst_offset, src, completion, op_context)
     })
 }
 

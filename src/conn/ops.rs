@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::flush::{self, FlushType};
 use crate::log::Level;
 use crate::mr::{MrLocal, MrRemote};
+use crate::native::ok_or_provider;
 use crate::post::{self, Completion, Kind, Remote, SendWr};
 use crate::sys;
 
@@ -98,14 +99,7 @@ impl Conn {
             return Err(Error::Inval);
         }
         if self.native.atomic_write {
-            let remote = Remote::at(dst, dst_offset);
-            return self.native.atomic_write(
-                remote.rkey,
-                remote.addr,
-                src,
-                completion.send_flags(),
-                post::wr_id(op_context),
-            );
+            return self.native_atomic_write_outlined(dst, dst_offset, src, completion, op_context);
         }
         let sge = sys::ibv_sge {
             addr: src.as_ptr() as u64,
@@ -117,6 +111,49 @@ impl Conn {
             .sge(Some(sge))
             .remote(Remote::at(dst, dst_offset))
             .post(self.qp(), Kind::AtomicWrite)
+    }
+
+    /// Whether atomic writes go native (then `native_atomic_write` is the
+    /// whole of one, once its arguments are checked).
+    #[inline]
+    pub(crate) fn has_native_atomic_write(&self) -> bool {
+        self.native.atomic_write
+    }
+
+    /// The native atomic write of 8 bytes to an 8-byte aligned `dst_offset`
+    /// (checked by the caller), on a QP that has it.
+    #[inline(always)]
+    pub(crate) fn native_atomic_write(
+        &self,
+        dst: &MrRemote,
+        dst_offset: usize,
+        src: &[u8; ATOMIC_WRITE_LEN],
+        completion: Completion,
+        op_context: *const c_void,
+    ) -> Result<()> {
+        let remote = Remote::at(dst, dst_offset);
+        ok_or_provider(self.native.atomic_write(
+            remote.rkey,
+            remote.addr,
+            src,
+            completion.send_flags(),
+            post::wr_id(op_context),
+        ))
+    }
+
+    // Out of line: its provider calls need values kept in callee-saved
+    // registers, and inlined they would make every emulated atomic write
+    // save and restore them too.
+    #[inline(never)]
+    fn native_atomic_write_outlined(
+        &self,
+        dst: &MrRemote,
+        dst_offset: usize,
+        src: &[u8; ATOMIC_WRITE_LEN],
+        completion: Completion,
+        op_context: *const c_void,
+    ) -> Result<()> {
+        self.native_atomic_write(dst, dst_offset, src, completion, op_context)
     }
 
     /// Makes the data written before it to `dst` visible (or persistent)
@@ -135,14 +172,14 @@ impl Conn {
         flush::check(kind, self.direct_write_to_pmem(), dst)?;
         if self.native.flush {
             let remote = Remote::at(dst, dst_offset);
-            return self.native.flush(
+            return ok_or_provider(self.native.flush(
                 remote.rkey,
                 remote.addr,
                 len,
                 kind.placement(),
                 completion.send_flags(),
                 post::wr_id(op_context),
-            );
+            ));
         }
         // The emulation reads a fixed amount, whatever `len`.
         let target = self.flush_target();
