@@ -122,7 +122,7 @@ fn create_qp(peer: &Peer, id: &CmId, attr: &mut sys::ibv_qp_init_attr_ex) -> Res
 /// Releases the parts of a request or connection in the C library's order:
 /// the QP, the CQs, a reject when `reject`, the id, and last the shared
 /// channel the CQs reported to. Every step is attempted; the first error
-/// is kept in `errors`.
+/// is kept in `errors`. The queues are taken from the owner's field.
 #[inline]
 pub(crate) fn release_parts(
     id: CmId,
@@ -132,7 +132,6 @@ pub(crate) fn release_parts(
 ) {
     id.destroy_qp();
     let mut shared = None;
-    // by reference: taken by value, the queues were copied on the way in
     if let Some(q) = queues.take() {
         if let Some(rcq) = q.rcq {
             errors.note(rcq.destroy());

@@ -131,11 +131,10 @@ impl Cq {
     #[inline]
     pub fn get_wc(&self, wc: &mut [MaybeUninit<sys::ibv_wc>]) -> Result<usize> {
         let asked = c_int::try_from(wc.len()).map_err(|_| Error::Inval)?;
-        if asked == 0 {
-            return Err(Error::Inval);
-        }
         // SAFETY: the slice holds `asked` entries, whose MaybeUninit
-        // elements have the layout of ibv_wc.
+        // elements have the layout of ibv_wc. (No entries: nothing can
+        // be in range, and the provider's 0 is `RPMA_E_NO_COMPLETION`, as
+        // before.)
         let got = unsafe { self.poll(asked, wc.as_mut_ptr().cast()) };
         if in_range(got, asked) {
             Ok(got as usize)
@@ -144,7 +143,7 @@ impl Cq {
         }
     }
 
-    /// One `ibv_poll_cq` for at most `asked` (>= 1) entries; the raw count.
+    /// One `ibv_poll_cq` for at most `asked` entries; the raw count.
     /// The C entry point and [`Cq::get_wc`] share it, so what a count means
     /// is decided once, by [`in_range`] and [`get_wc_failure`].
     ///

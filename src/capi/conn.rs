@@ -267,15 +267,10 @@ pub unsafe extern "C" fn rpma_atomic_write(
         }
     }
     boundary(move || {
-        // SAFETY: caller contract above; [u8; 8] has alignment 1.
-        let (conn, dst, src) = unsafe {
-            (
-                arg(conn)?,
-                arg(dst)?,
-                arg(src.cast::<[u8; ATOMIC_WRITE_LEN]>())?,
-            )
-        };
-        let completion = Completion::from_flags(flags)?;
+        // SAFETY: caller contract above.
+        let conn = unsafe { arg(conn) }?;
+        // SAFETY: caller contract above.
+        let (dst, src, completion) = unsafe { atomic_write_args(dst, src, flags) }?;
         conn.atomic_write(dst, dst_offset, src, completion, op_context)
     })
 }
@@ -295,14 +290,27 @@ unsafe fn native_atomic_write(
     op_context: *const c_void,
 ) -> c_int {
     boundary(move || {
-        // SAFETY: caller contract above; [u8; 8] has alignment 1.
-        let (dst, src) = unsafe { (arg(dst)?, arg(src.cast::<[u8; ATOMIC_WRITE_LEN]>())?) };
-        let completion = Completion::from_flags(flags)?;
-        if dst_offset % ATOMIC_WRITE_LEN != 0 {
-            return Err(Error::Inval);
-        }
+        // SAFETY: caller contract above.
+        let (dst, src, completion) = unsafe { atomic_write_args(dst, src, flags) }?;
         conn.native_atomic_write(dst, dst_offset, src, completion, op_context)
     })
+}
+
+/// The arguments of `rpma_atomic_write` after the connection, checked (all
+/// `RPMA_E_INVAL`); both of its paths take them here.
+///
+/// # Safety
+/// `dst` is NULL or a live remote region that outlives `'a`; `src` is NULL
+/// or points to 8 readable bytes for `'a`.
+#[inline(always)]
+unsafe fn atomic_write_args<'a>(
+    dst: *mut MrRemote,
+    src: *const c_char,
+    flags: c_int,
+) -> Result<(&'a MrRemote, &'a [u8; ATOMIC_WRITE_LEN], Completion)> {
+    // SAFETY: caller contract above; [u8; 8] has alignment 1.
+    let (dst, src) = unsafe { (arg(dst)?, arg(src.cast::<[u8; ATOMIC_WRITE_LEN]>())?) };
+    Ok((dst, src, Completion::from_flags(flags)?))
 }
 
 /// Makes earlier writes to the peer's memory visible or persistent there.

@@ -73,6 +73,7 @@ impl Conn {
     /// Takes over a request's parts. `incoming`: the request came through
     /// an endpoint and is not accepted yet, so releasing the connection
     /// before `accept` rejects it.
+    ///
     /// The parts move from the request's fields straight into these: taken
     /// into locals first, the queues were copied twice.
     pub(crate) fn attach(

@@ -95,11 +95,11 @@ impl Conn {
         completion: Completion,
         op_context: *const c_void,
     ) -> Result<()> {
-        if dst_offset % ATOMIC_WRITE_LEN != 0 {
-            return Err(Error::Inval);
-        }
         if self.native.atomic_write {
             return self.native_atomic_write_outlined(dst, dst_offset, src, completion, op_context);
+        }
+        if dst_offset % ATOMIC_WRITE_LEN != 0 {
+            return Err(Error::Inval);
         }
         let sge = sys::ibv_sge {
             addr: src.as_ptr() as u64,
@@ -120,8 +120,8 @@ impl Conn {
         self.native.atomic_write
     }
 
-    /// The native atomic write of 8 bytes to an 8-byte aligned `dst_offset`
-    /// (checked by the caller), on a QP that has it.
+    /// The native atomic write of 8 bytes to `dst_offset`, which must be
+    /// 8-byte aligned, on a QP that has it.
     #[inline(always)]
     pub(crate) fn native_atomic_write(
         &self,
@@ -131,6 +131,9 @@ impl Conn {
         completion: Completion,
         op_context: *const c_void,
     ) -> Result<()> {
+        if dst_offset % ATOMIC_WRITE_LEN != 0 {
+            return Err(Error::Inval);
+        }
         let remote = Remote::at(dst, dst_offset);
         ok_or_provider(self.native.atomic_write(
             remote.rkey,
