@@ -48,9 +48,9 @@ run_point() {
   # a port of this sweep's own: sweeps running side by side (the lanes of
   # fault-sweep-lanes.sh) each get a range of their own
   if [ -n "${FAULT_PORT_BASE:-}" ]; then
-    port=$((FAULT_PORT_BASE + n % 10000))
+    port=$((FAULT_PORT_BASE + n % 6000))
   else
-    port=$((20000 + ($$ + n) % 20000))
+    port=$((20000 + ($$ + n) % 12000))
   fi
   local limit=$limit
   if [ "$vg" = 1 ]; then

@@ -34,8 +34,10 @@ if [ -n "${RUN_PAIR_VALGRIND:-}" ]; then
   wrap=(valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite
         --errors-for-leak-kinds=definite --suppressions="$RUN_PAIR_VALGRIND")
 fi
-# one port per run, below the ephemeral range, like the live tests' t_port()
-port=$((20000 + $$ % 20000))
+# one port per run in 20000-31999, below the ephemeral range (32768-60999
+# in the guest, shared with the rdma_cm ports clients bind implicitly), like
+# the live tests' t_port()
+port=$((20000 + $$ % 12000))
 
 # Each library is named by its own directory (not the one its symlink
 # resolves to), the way CMake lays out ours and the reference.
