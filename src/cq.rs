@@ -68,6 +68,7 @@ impl Cq {
             )
         };
         let cq = NonNull::new(cq).ok_or_else(|| provider_failed("ibv_create_cq"))?;
+        sys::prepare_req_notify_cq();
         let cq = Cq {
             cq,
             own_channel,

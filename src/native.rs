@@ -171,13 +171,40 @@ impl QpNative {
         wr_id: u64,
     ) -> bool {
         debug_assert!(self.atomic_write);
-        // SAFETY: as in `flush`, for wr_atomic_write.
-        let op = unsafe { (*self.qpx).wr_atomic_write.unwrap_unchecked() };
-        // SAFETY: as in `flush`; the provider copies the 8 bytes before
-        // wr_complete returns.
-        let ret = self.post(wr_id, wr_flags, |qpx| unsafe {
-            op(qpx, rkey, raddr, src.as_ptr().cast())
-        });
+        let req = AtomicWriteReq {
+            qpx: self.qpx,
+            rkey,
+            raddr,
+            src: src.as_ptr(),
+            wr_flags,
+            wr_id,
+        };
+        // The request waits out the provider calls in this stack slot rather
+        // than in registers: reloading its fields by volatile reads costs
+        // fewer instructions than saving and restoring the six callee-saved
+        // registers the compiler would otherwise keep them in.
+        // SAFETY: qpx is the extended QP of a live QP (the caller borrows its
+        // connection) created with send_ops_flags, so wr_start/wr_complete
+        // are set; `atomic_write` is set only for a QP whose provider set
+        // wr_atomic_write (checked in `of`); wr_id and wr_flags are the
+        // request's fields to fill; the provider copies the 8 bytes at `src`
+        // (borrowed for this call) before wr_complete returns. The volatile
+        // reads are of fields of `req`, a live local.
+        let ret = unsafe {
+            use std::ptr::{addr_of, read_volatile as reload};
+            sys::ibv_wr_start(reload(addr_of!(req.qpx)));
+            let qpx = reload(addr_of!(req.qpx));
+            (*qpx).wr_id = reload(addr_of!(req.wr_id));
+            (*qpx).wr_flags = reload(addr_of!(req.wr_flags));
+            let op = (*qpx).wr_atomic_write.unwrap_unchecked();
+            op(
+                qpx,
+                reload(addr_of!(req.rkey)),
+                reload(addr_of!(req.raddr)),
+                reload(addr_of!(req.src)).cast(),
+            );
+            sys::ibv_wr_complete(reload(addr_of!(req.qpx)))
+        };
         posted("rpma_mr_atomic_write\0", ret)
     }
 
@@ -197,6 +224,16 @@ impl QpNative {
             sys::ibv_wr_complete(qpx)
         }
     }
+}
+
+/// A native atomic write's fields, kept in memory across `ibv_wr_start`.
+struct AtomicWriteReq {
+    qpx: *mut sys::ibv_qp_ex,
+    rkey: u32,
+    raddr: u64,
+    src: *const u8,
+    wr_flags: u32,
+    wr_id: u64,
 }
 
 /// wr_complete's result as a flag; a failure is logged as in C.

@@ -266,6 +266,25 @@ pub unsafe extern "C" fn rpma_atomic_write(
             return unsafe { native_atomic_write(c, dst, dst_offset, src, flags, op_context) };
         }
     }
+    // SAFETY: caller contract above.
+    unsafe { emulated_atomic_write(conn, dst, dst_offset, src, flags, op_context) }
+}
+
+/// `rpma_atomic_write` everywhere else (and for a NULL connection). Out of
+/// line, so that the entry point above needs no stack frame of its own and
+/// both paths reach their code by a jump.
+///
+/// # Safety
+/// As for `rpma_atomic_write`.
+#[inline(never)]
+unsafe fn emulated_atomic_write(
+    conn: *mut Conn,
+    dst: *mut MrRemote,
+    dst_offset: usize,
+    src: *const c_char,
+    flags: c_int,
+    op_context: *const c_void,
+) -> c_int {
     boundary(move || {
         // SAFETY: caller contract above.
         let conn = unsafe { arg(conn) }?;
