@@ -74,7 +74,11 @@ pub unsafe fn ibv_req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int
         let ctx = (*cq).context;
         let op = (*ctx).ops.req_notify_cq.unwrap_unchecked();
         if op as usize == KERNEL_ARM.load(Ordering::Relaxed) {
-            return kernel_arm((*ctx).cmd_fd, (*cq).handle, solicited_only);
+            let ret = kernel_arm((*ctx).cmd_fd, (*cq).handle, solicited_only);
+            if ret == 0 {
+                return 0;
+            }
+            kernel_arm_refused(ret);
         }
         op(cq, solicited_only)
     }
@@ -140,6 +144,18 @@ fn kernel_arm(cmd_fd: c_int, cq_handle: u32, solicited_only: c_int) -> c_int {
         0
     } else {
         arm_failed(n)
+    }
+}
+
+/// After a failed direct arm the op is called as well: libibverbs' answer is
+/// the one reported. The kernel refuses write(2) commands (EACCES) from a
+/// process whose credentials are not those that opened the device, which
+/// is the case of a child forked after the device was opened; the ioctl
+/// that libibverbs uses has no such check. Such a process stops trying.
+#[cold]
+fn kernel_arm_refused(errno: c_int) {
+    if errno == libc::EACCES {
+        KERNEL_ARM.store(usize::MAX, Ordering::Relaxed);
     }
 }
 
