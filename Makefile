@@ -5,8 +5,8 @@
 #   make check      every test: Rust, C (ours vs Debian's librpma), ELF, header,
 #                   install, SoftRoCE
 #   make install    PREFIX=/usr/local [DESTDIR=] [LIBDIR=$(PREFIX)/lib] [NO_BUILD=1: install what is built]
-#   make header     regenerate include/librpma.h from src/capi
-#   make bindings   regenerate src/sys/bindings.rs from Debian 13's rdma-core headers
+#   make header     regenerate include/librpma.h from crates/librpma
+#   make bindings   regenerate crates/rpma-sys/src/bindings.rs from Debian 13's rdma-core headers
 #   make deb        build the librpma0 and librpma-dev packages into build/deb
 #
 # demo, check and deb first install what the machine lacks (scripts/setup.sh).
@@ -34,8 +34,10 @@ all: lib
 
 lib: $(LIB)
 
+# The workspace's crates: rpma-sys (bindings), rpma (core), librpma (the C
+# face, whose cdylib is target/release/librpma.so).
 $(LIB): FORCE
-	$(CARGO) build --release
+	$(CARGO) build --release -p librpma
 	mkdir -p $(BUILD)/lib
 	cp target/release/librpma.so $@.tmp && mv $@.tmp $@
 	ln -sf librpma.so.0 $(BUILD)/lib/librpma.so
@@ -43,7 +45,7 @@ $(LIB): FORCE
 # the same library with the cargo feature fault-injection (tests only)
 FAULT_LIB := $(BUILD)/fault/librpma.so.0
 fault-lib: FORCE
-	$(CARGO) build --release --features fault-injection --target-dir target/fault
+	$(CARGO) build --release -p librpma --features fault-injection --target-dir target/fault
 	mkdir -p $(BUILD)/fault
 	cp target/fault/release/librpma.so $(FAULT_LIB).tmp && mv $(FAULT_LIB).tmp $(FAULT_LIB)
 
@@ -63,9 +65,9 @@ trixie-root:
 
 check-rust: trixie-root
 	$(CARGO) fmt --check
-	$(CARGO) clippy --all-targets -- -D warnings
-	$(CARGO) test
-	$(CARGO) clippy --all-targets --features fault-injection --target-dir target/fault -- -D warnings
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) test --workspace
+	$(CARGO) clippy --workspace --all-targets --features fault-injection --target-dir target/fault -- -D warnings
 
 check-c: lib fault-lib
 	cmake -S tests-c -B $(CTEST_DIR) -DRPMA_LIB_DIR=$(CURDIR)/$(BUILD)/lib \
@@ -74,10 +76,10 @@ check-c: lib fault-lib
 	ctest --test-dir $(CTEST_DIR) --output-on-failure -j2
 
 header:
-	RPMA_UPDATE_HEADER=1 $(CARGO) test --test header
+	RPMA_UPDATE_HEADER=1 $(CARGO) test -p librpma --test header
 
 bindings: trixie-root
-	RPMA_UPDATE_BINDINGS=1 $(CARGO) test --test bindings
+	RPMA_UPDATE_BINDINGS=1 $(CARGO) test -p rpma-sys --test bindings
 
 # Binary packages with Debian's own tools; dpkg-buildpackage writes them
 # beside the source tree, from where they are moved into build/deb.

@@ -1,0 +1,51 @@
+//! Build script: the ELF identity of `librpma.so.0` (soname, DT_NEEDED, the
+//! version node `LIBRPMA_1.0` and one `.symver` per export), all from the
+//! committed `librpma.map`.
+
+use std::env;
+use std::fs;
+use std::path::PathBuf;
+
+fn main() {
+    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=librpma.map");
+    println!("cargo:rerun-if-changed=map.rs");
+    let map = fs::read_to_string("librpma.map").expect("read librpma.map");
+    let (node, names) = parse_map(&map);
+
+    // Both libraries in DT_NEEDED even before a function of theirs is
+    // called, exactly as the C library records them (rpma-sys links them,
+    // but a dependency's link arguments cannot reach a cdylib's link line).
+    for arg in [
+        "-Wl,--push-state,--no-as-needed",
+        "-libverbs",
+        "-lrdmacm",
+        "-Wl,--pop-state",
+        "-Wl,-soname,librpma.so.0",
+    ] {
+        println!("cargo:rustc-cdylib-link-arg={arg}");
+    }
+
+    // Rust's own linker script already makes every `#[no_mangle]` symbol
+    // global and everything else local; rust-lld then refuses to move those
+    // symbols to a node named in a second version script (it keeps them
+    // unversioned, silently). So the script given to the linker only
+    // defines the node, and each exported function is bound to it with a
+    // `.symver` directive assembled into the library (src/lib.rs includes
+    // symver.s): the exports and their version come from the map all the
+    // same.
+    let script = out.join("librpma-node.map");
+    fs::write(&script, format!("{node} {{\n\tlocal: *;\n}};\n")).expect("write the node script");
+    println!(
+        "cargo:rustc-cdylib-link-arg=-Wl,--version-script={}",
+        script.display()
+    );
+    let asm: String = names
+        .iter()
+        .map(|n| format!(".symver {n}, {n}@@{node}\n"))
+        .collect();
+    fs::write(out.join("symver.s"), asm).expect("write symver.s");
+}
+
+include!("map.rs");

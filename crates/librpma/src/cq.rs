@@ -1,0 +1,105 @@
+use std::ffi::c_int;
+use std::ptr::NonNull;
+
+use crate::{arg, boundary, get, put};
+use rpma::cq::{get_wc_failure, in_range, Cq};
+use rpma::error::Error;
+use rpma::sys::ibv_wc;
+
+/// The C handle of a CQ that lives inside a connection or an SRQ (NULL for
+/// none): a borrowed pointer, valid as long as its owner.
+pub(super) fn cq_handle(cq: Option<&Cq>) -> *mut Cq {
+    cq.map_or(std::ptr::null_mut(), |q| std::ptr::from_ref(q).cast_mut())
+}
+
+/// The fd of the channel the CQ reports to.
+///
+/// # Safety
+/// `cq` is NULL or a live CQ; `fd` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_cq_get_fd(cq: *const Cq, fd: *mut c_int) -> c_int {
+    // SAFETY: caller contract above.
+    unsafe { get(cq, fd, Cq::fd) }
+}
+
+/// Waits for the CQ's channel to report completions.
+///
+/// # Safety
+/// `cq` is NULL or a live CQ.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_cq_wait(cq: *mut Cq) -> c_int {
+    // SAFETY: caller contract above.
+    boundary(|| unsafe { arg(cq) }?.wait())
+}
+
+/// Takes up to `num_entries` completions.
+///
+/// # Safety
+/// `cq` is NULL or a live CQ; `wc` is NULL or writable for `num_entries`
+/// entries; `num_entries_got` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_cq_get_wc(
+    cq: *mut Cq,
+    num_entries: c_int,
+    wc: *mut ibv_wc,
+    num_entries_got: *mut c_int,
+) -> c_int {
+    // One entry, the data path's usual poll, has a path of its own: with
+    // the count known, only the output pointer outlives the provider call,
+    // which keeps the frame to one saved register. Any other count goes
+    // on in a function of its own, reached by a jump.
+    if num_entries != 1 {
+        // SAFETY: caller contract above.
+        return unsafe { get_wc_many(cq, num_entries, wc, num_entries_got) };
+    }
+    boundary(move || {
+        // SAFETY: caller contract above.
+        let cq = unsafe { arg(cq) }?;
+        if wc.is_null() {
+            return Err(Error::Inval);
+        }
+        // SAFETY: the caller provides one writable entry.
+        let got = unsafe { cq.poll(1, wc) };
+        if got != 1 {
+            return Err(get_wc_failure(got, 1));
+        }
+        if let Some(slot) = NonNull::new(num_entries_got) {
+            // SAFETY: a non-NULL output pointer (caller contract).
+            unsafe { put(slot, 1) };
+        }
+        Ok(())
+    })
+}
+
+/// `rpma_cq_get_wc` for any number of entries but one, with the same
+/// checks in the same order (the argument errors are all `RPMA_E_INVAL`).
+///
+/// # Safety
+/// As for `rpma_cq_get_wc`.
+#[inline(never)]
+unsafe fn get_wc_many(
+    cq: *mut Cq,
+    num_entries: c_int,
+    wc: *mut ibv_wc,
+    num_entries_got: *mut c_int,
+) -> c_int {
+    boundary(move || {
+        // SAFETY: caller contract above.
+        let cq = unsafe { arg(cq) }?;
+        // more than one entry needs somewhere to say how many came
+        let (false, Some(slot)) = (wc.is_null(), NonNull::new(num_entries_got)) else {
+            return Err(Error::Inval);
+        };
+        if num_entries < 1 {
+            return Err(Error::Inval);
+        }
+        // SAFETY: the caller provides num_entries writable entries.
+        let got = unsafe { cq.poll(num_entries, wc) };
+        if !in_range(got, num_entries) {
+            return Err(get_wc_failure(got, num_entries));
+        }
+        // SAFETY: a non-NULL output pointer (caller contract).
+        unsafe { put(slot, got) };
+        Ok(())
+    })
+}

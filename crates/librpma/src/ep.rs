@@ -1,0 +1,72 @@
+use std::ffi::{c_char, c_int};
+
+use crate::{arg, boundary, c_str, get, out, put_new, take_handle};
+use rpma::conn_cfg::ConnCfg;
+use rpma::conn_req::ConnReq;
+use rpma::ep::Ep;
+use rpma::peer::Peer;
+
+/// Starts listening for connections.
+///
+/// # Safety
+/// `peer` is NULL or a live peer that outlives the endpoint; `addr` and
+/// `port` are NULL or strings; `ep_ptr` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_ep_listen(
+    peer: *mut Peer,
+    addr: *const c_char,
+    port: *const c_char,
+    ep_ptr: *mut *mut Ep,
+) -> c_int {
+    boundary(|| {
+        // SAFETY: caller contract above (for all four).
+        let (peer, addr, port) = unsafe { (arg(peer)?, c_str(addr)?, c_str(port)?) };
+        let slot = out(ep_ptr)?;
+        // SAFETY: the peer outlives the endpoint (caller contract).
+        let ep = unsafe { Ep::listen(peer, addr, port) }?;
+        // SAFETY: checked output pointer.
+        unsafe { put_new(slot, ep) }
+    })
+}
+
+/// Stops listening and deletes the endpoint.
+///
+/// # Safety
+/// `ep_ptr` is NULL or points to NULL or to an endpoint from this library.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_ep_shutdown(ep_ptr: *mut *mut Ep) -> c_int {
+    // SAFETY: caller contract above.
+    boundary(|| unsafe { take_handle(ep_ptr) }?.map_or(Ok(()), |ep| ep.shutdown()))
+}
+
+/// The endpoint's event fd.
+///
+/// # Safety
+/// `ep` is NULL or a live endpoint; `fd` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_ep_get_fd(ep: *const Ep, fd: *mut c_int) -> c_int {
+    // SAFETY: caller contract above.
+    unsafe { get(ep, fd, Ep::fd) }
+}
+
+/// Takes the next incoming connection request.
+///
+/// # Safety
+/// `ep` is NULL or a live endpoint; `cfg` is NULL or a live configuration;
+/// `req_ptr` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn rpma_ep_next_conn_req(
+    ep: *mut Ep,
+    cfg: *const ConnCfg,
+    req_ptr: *mut *mut ConnReq,
+) -> c_int {
+    boundary(|| {
+        // SAFETY: caller contract above.
+        let ep = unsafe { arg(ep) }?;
+        let slot = out(req_ptr)?;
+        // SAFETY: NULL or live (caller contract).
+        let req = ep.next_conn_req(unsafe { cfg.as_ref() })?;
+        // SAFETY: checked output pointer.
+        unsafe { put_new(slot, req) }
+    })
+}

@@ -1,0 +1,254 @@
+//! The data path of a connection: one-sided operations on the peer's
+//! memory, messages, and waiting on a shared completion channel.
+//!
+//! Every operation builds one work request on the stack and posts it; the
+//! checks before are on the arguments only. Ranges are not checked against
+//! the regions: the device does that and reports a violation as an error
+//! completion, as with the C library.
+
+use std::ffi::c_void;
+
+use super::Conn;
+use crate::cq::Cq;
+use crate::error::{Error, Result};
+use crate::flush::{self, FlushType};
+use crate::log::Level;
+use crate::mr::{MrLocal, MrRemote};
+use crate::native::ok_or_provider;
+use crate::post::{self, Completion, Kind, Remote, SendWr};
+use crate::sys;
+
+/// Bytes written by an atomic write, and the alignment of its target.
+pub const ATOMIC_WRITE_LEN: usize = 8;
+
+/// What woke a wait on the shared completion channel.
+#[derive(Debug)]
+pub struct Wake<'a> {
+    /// The queue that has completions.
+    pub cq: &'a Cq,
+    /// Whether it is the receive CQ.
+    pub is_rcq: bool,
+    /// Whether the queue could be armed again; if not, the channel will not
+    /// report its next completions.
+    pub rearmed: Result<()>,
+}
+
+impl Conn {
+    /// Reads `len` bytes at `src_offset` of the remote region into
+    /// `dst_offset` of a local one. Without both regions it is the 0-byte
+    /// read (offsets and length 0), which orders like any other read.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn read(
+        &self,
+        dst: Option<&MrLocal>,
+        dst_offset: usize,
+        src: Option<&MrRemote>,
+        src_offset: usize,
+        len: usize,
+        completion: Completion,
+        op_context: *const c_void,
+    ) -> Result<()> {
+        let (sge, remote) = post::one_sided(dst, dst_offset, src, src_offset, len)?;
+        SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
+            .sge(sge)
+            .remote(remote)
+            .post(self.qp(), Kind::Read)
+    }
+
+    /// Writes `len` bytes at `src_offset` of a local region to `dst_offset`
+    /// of the remote one; `imm` makes it a write with immediate data, which
+    /// consumes a receive at the peer.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn write(
+        &self,
+        dst: Option<&MrRemote>,
+        dst_offset: usize,
+        src: Option<&MrLocal>,
+        src_offset: usize,
+        len: usize,
+        completion: Completion,
+        imm: Option<u32>,
+        op_context: *const c_void,
+    ) -> Result<()> {
+        let (sge, remote) = post::one_sided(src, src_offset, dst, dst_offset, len)?;
+        let wr = match imm {
+            None => SendWr::new(sys::IBV_WR_RDMA_WRITE, completion, op_context),
+            Some(imm) => {
+                SendWr::new(sys::IBV_WR_RDMA_WRITE_WITH_IMM, completion, op_context).imm(imm)
+            }
+        };
+        wr.sge(sge).remote(remote).post(self.qp(), Kind::Write)
+    }
+
+    /// Writes 8 bytes to an 8-byte aligned offset of the remote region in
+    /// one piece: a native RDMA ATOMIC WRITE where the QP has it; otherwise
+    /// an inline RDMA write (so `src` needs no registration) fenced behind
+    /// earlier reads, which keeps it after the flushes posted before it.
+    #[inline]
+    pub fn atomic_write(
+        &self,
+        dst: &MrRemote,
+        dst_offset: usize,
+        src: &[u8; ATOMIC_WRITE_LEN],
+        completion: Completion,
+        op_context: *const c_void,
+    ) -> Result<()> {
+        if self.native.atomic_write {
+            return self.native_atomic_write_outlined(dst, dst_offset, src, completion, op_context);
+        }
+        if dst_offset % ATOMIC_WRITE_LEN != 0 {
+            return Err(Error::Inval);
+        }
+        let sge = sys::ibv_sge {
+            addr: src.as_ptr() as u64,
+            length: ATOMIC_WRITE_LEN as u32,
+            lkey: 0,
+        };
+        SendWr::new(sys::IBV_WR_RDMA_WRITE, completion, op_context)
+            .extra_flags(sys::IBV_SEND_INLINE | sys::IBV_SEND_FENCE)
+            .sge(Some(sge))
+            .remote(Remote::at(dst, dst_offset))
+            .post(self.qp(), Kind::AtomicWrite)
+    }
+
+    /// Whether atomic writes go native (then `native_atomic_write` is the
+    /// whole of one, once its arguments are checked).
+    #[inline]
+    pub fn has_native_atomic_write(&self) -> bool {
+        self.native.atomic_write
+    }
+
+    /// The native atomic write of 8 bytes to `dst_offset`, which must be
+    /// 8-byte aligned, on a QP that has it.
+    #[inline(always)]
+    pub fn native_atomic_write(
+        &self,
+        dst: &MrRemote,
+        dst_offset: usize,
+        src: &[u8; ATOMIC_WRITE_LEN],
+        completion: Completion,
+        op_context: *const c_void,
+    ) -> Result<()> {
+        if dst_offset % ATOMIC_WRITE_LEN != 0 {
+            return Err(Error::Inval);
+        }
+        let remote = Remote::at(dst, dst_offset);
+        ok_or_provider(self.native.atomic_write(
+            remote.rkey,
+            remote.addr,
+            src,
+            completion.send_flags(),
+            post::wr_id(op_context),
+        ))
+    }
+
+    // Out of line: its provider calls need values kept in callee-saved
+    // registers, and inlined they would make every emulated atomic write
+    // save and restore them too.
+    #[inline(never)]
+    fn native_atomic_write_outlined(
+        &self,
+        dst: &MrRemote,
+        dst_offset: usize,
+        src: &[u8; ATOMIC_WRITE_LEN],
+        completion: Completion,
+        op_context: *const c_void,
+    ) -> Result<()> {
+        self.native_atomic_write(dst, dst_offset, src, completion, op_context)
+    }
+
+    /// Makes the data written before it to `dst` visible (or persistent)
+    /// at the peer, as far as the connection and the region allow.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn flush(
+        &self,
+        dst: &MrRemote,
+        dst_offset: usize,
+        len: usize,
+        kind: FlushType,
+        completion: Completion,
+        op_context: *const c_void,
+    ) -> Result<()> {
+        flush::check(kind, self.direct_write_to_pmem(), dst)?;
+        if self.native.flush {
+            let remote = Remote::at(dst, dst_offset);
+            return ok_or_provider(self.native.flush(
+                remote.rkey,
+                remote.addr,
+                len,
+                kind.placement(),
+                completion.send_flags(),
+                post::wr_id(op_context),
+            ));
+        }
+        // The emulation reads a fixed amount, whatever `len`.
+        let target = self.flush_target();
+        SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
+            .sge(Some(target.sge(0, flush::READ_LEN)))
+            .remote(Remote::at(dst, dst_offset))
+            .post(self.qp(), Kind::Read)
+    }
+
+    /// Sends `len` bytes at `offset` of `src` (nothing: a 0-byte message),
+    /// with immediate data when `imm` is given.
+    #[inline]
+    pub fn send(
+        &self,
+        src: Option<&MrLocal>,
+        offset: usize,
+        len: usize,
+        completion: Completion,
+        imm: Option<u32>,
+        op_context: *const c_void,
+    ) -> Result<()> {
+        let sge = post::local(src, offset, len)?;
+        let wr = match imm {
+            None => SendWr::new(sys::IBV_WR_SEND, completion, op_context),
+            Some(imm) => SendWr::new(sys::IBV_WR_SEND_WITH_IMM, completion, op_context).imm(imm),
+        };
+        wr.sge(sge).post(self.qp(), Kind::Send)
+    }
+
+    /// Posts a buffer for the next message of the peer (nothing: a 0-byte
+    /// buffer). A connection that uses an SRQ has no receive queue of its
+    /// own: the provider refuses the post (`RPMA_E_PROVIDER`), as in C.
+    #[inline]
+    pub fn recv(
+        &self,
+        dst: Option<&MrLocal>,
+        offset: usize,
+        len: usize,
+        op_context: *const c_void,
+    ) -> Result<()> {
+        post::recv(post::RecvQueue::Qp(self.qp()), dst, offset, len, op_context)
+    }
+
+    /// Blocks until a queue of the connection reports to the shared
+    /// completion channel, acknowledges that one event and arms the queue
+    /// again.
+    pub fn wait(&self) -> Result<Wake<'_>> {
+        let channel = self.queues().shared.as_ref().ok_or(Error::NotSharedChnl)?;
+        let woken = channel.next_cq_event().ok_or(Error::NoCompletion)?;
+        let (cq, is_rcq) = if woken == self.cq().as_ptr() {
+            (self.cq(), false)
+        } else if let Some(rcq) = self.rcq().filter(|r| r.as_ptr() == woken) {
+            (rcq, true)
+        } else {
+            rpma_log!(
+                Level::Error,
+                "rpma_conn_wait",
+                "ibv_get_cq_event() returned unknown CQ"
+            );
+            return Err(Error::Unknown);
+        };
+        cq.took_event();
+        Ok(Wake {
+            cq,
+            is_rcq,
+            rearmed: cq.arm(),
+        })
+    }
+}
