@@ -26,7 +26,7 @@ pub fn try_box<T>(value: T) -> Result<Box<T>> {
 }
 
 /// Copies bytes to the heap, `RPMA_E_NOMEM` when that fails.
-pub fn try_copy(data: &[u8]) -> Result<Box<[u8]>> {
+pub(crate) fn try_copy(data: &[u8]) -> Result<Box<[u8]>> {
     injected()?;
     if data.is_empty() {
         return Ok(Box::default());

@@ -29,7 +29,7 @@ pub struct ConnCfg {
 
 /// The values of a configuration at one moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ConnSettings {
+pub(crate) struct ConnSettings {
     pub timeout_ms: i32,
     pub cq_size: u32,
     pub rcq_size: u32,
@@ -123,7 +123,7 @@ impl ConnCfg {
     }
 
     /// All values at once, as a connection request records them.
-    pub fn settings(&self) -> ConnSettings {
+    pub(crate) fn settings(&self) -> ConnSettings {
         ConnSettings {
             timeout_ms: self.timeout(),
             cq_size: self.cq_size(),

@@ -117,7 +117,7 @@ pub fn disable() {
 /// Whether a message of `level` would be delivered; cheap, so callers test
 /// it before formatting anything.
 #[inline]
-pub fn enabled(level: Level) -> bool {
+pub(crate) fn enabled(level: Level) -> bool {
     level != Level::Disabled
         && (level as i32) <= THRESHOLDS[0].load(SeqCst)
         && SINK.load(SeqCst) != SINK_OFF
