@@ -142,8 +142,8 @@ mod tests {
     /// cbindgen); their values must stay the same.
     #[test]
     fn c_enums_match_the_core_enums() {
+        use rpma::conn::ConnEvent;
         use rpma::log::{Level, Threshold};
-        use rpma::utils::ConnEvent;
         let events = [
             (rpma_conn_event::RPMA_CONN_UNDEFINED, ConnEvent::Undefined),
             (

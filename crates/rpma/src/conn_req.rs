@@ -11,142 +11,15 @@ use std::ptr::NonNull;
 use crate::alloc::try_box;
 use crate::conn::Conn;
 use crate::conn_cfg::{ConnCfg, ConnSettings};
-use crate::cq::Cq;
-use crate::error::{Error, Result};
+use crate::error::{FirstError, Result};
 use crate::log::Level;
 use crate::mr::MrLocal;
-use crate::native::QpNative;
 use crate::peer::Peer;
 use crate::post;
+use crate::queues::{release_parts, Queues};
 use crate::sys;
 use crate::timeouts;
-use crate::verbs::{provider_failed_with, AddrInfo, CmId, CompChannel, FirstError};
-
-/// The queues of one connection: the main CQ, the optional receive CQ, the
-/// optional shared completion channel, and the QP on the cm id.
-#[derive(Debug)]
-pub(crate) struct Queues {
-    pub(crate) cq: Cq,
-    pub(crate) rcq: Option<Cq>,
-    pub(crate) shared: Option<CompChannel>,
-    /// The native operations the QP has.
-    pub(crate) native: QpNative,
-}
-
-impl Queues {
-    /// Builds the CQs and the QP of `id` from a configuration snapshot.
-    #[inline]
-    pub(crate) fn build(peer: &Peer, id: &CmId, s: &ConnSettings) -> Result<Queues> {
-        // SAFETY: a configured SRQ is a live SRQ of this library (the C
-        // caller's contract for rpma_conn_cfg_set_srq).
-        let srq = s.srq.map(|p| unsafe { p.as_ref() });
-        let srq_rcq = srq.and_then(|q| q.rcq());
-        if s.shared_compl_channel && srq_rcq.is_some() {
-            rpma_log!(
-                Level::Error,
-                "rpma_conn_req_new_from_id",
-                "connection shared completion channel cannot be used when the shared RQ has its own RCQ"
-            );
-            return Err(Error::Inval);
-        }
-        let ctx = id.verbs();
-        let shared = match s.shared_compl_channel {
-            true => Some(CompChannel::new(ctx)?),
-            false => None,
-        };
-        let cq = Cq::new(ctx, s.cq_size, shared.as_ref())?;
-        let rcq = match srq_rcq.is_none() && s.rcq_size > 0 {
-            true => Some(Cq::new(ctx, s.rcq_size, shared.as_ref())?),
-            false => None,
-        };
-        let recv_cq = srq_rcq.or(rcq.as_ref()).unwrap_or(&cq);
-        let mut attr = sys::ibv_qp_init_attr_ex {
-            qp_type: sys::IBV_QPT_RC,
-            send_cq: cq.as_ptr(),
-            recv_cq: recv_cq.as_ptr(),
-            srq: srq.map_or(std::ptr::null_mut(), |q| q.as_ptr()),
-            cap: sys::ibv_qp_cap {
-                max_send_wr: s.sq_size,
-                max_recv_wr: s.rq_size,
-                max_send_sge: 1,
-                max_recv_sge: 1,
-                // An emulated atomic write is an 8-byte inline write.
-                max_inline_data: 8,
-            },
-            sq_sig_all: 0,
-            comp_mask: sys::IBV_QP_INIT_ATTR_PD,
-            pd: peer.pd(),
-            ..Default::default()
-        };
-        let native = create_qp(peer, id, &mut attr)?;
-        Ok(Queues {
-            cq,
-            rcq,
-            shared,
-            native,
-        })
-    }
-}
-
-/// Creates the QP, asking for the native operations the peer's device has
-/// (as the C library does). A provider older than the kernel does not know
-/// them and refuses the QP; it is then made again without them, and the
-/// connection emulates (the C library fails the connection instead).
-fn create_qp(peer: &Peer, id: &CmId, attr: &mut sys::ibv_qp_init_attr_ex) -> Result<QpNative> {
-    let asked = peer.native();
-    let ops = asked.send_ops_flags();
-    if ops == 0 {
-        id.create_qp(attr)?;
-        return Ok(QpNative::default());
-    }
-    attr.comp_mask |= sys::IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-    attr.send_ops_flags = ops;
-    match id.try_create_qp(attr) {
-        // SAFETY: the QP was just created with exactly these send_ops_flags.
-        Ok(()) => Ok(unsafe { QpNative::of(id.qp(), asked) }),
-        Err(libc::EOPNOTSUPP | libc::EINVAL) => {
-            rpma_log!(
-                Level::Info,
-                "rpma_peer_setup_qp",
-                "The provider does not support native flush or atomic write - the emulations will be used for this connection."
-            );
-            attr.comp_mask &= !sys::IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-            attr.send_ops_flags = 0;
-            id.create_qp(attr)?;
-            Ok(QpNative::default())
-        }
-        Err(e) => Err(provider_failed_with("rdma_create_qp_ex", e)),
-    }
-}
-
-/// Releases the parts of a request or connection in the C library's order:
-/// the QP, the CQs, a reject when `reject`, the id, and last the shared
-/// channel the CQs reported to. Every step is attempted; the first error
-/// is kept in `errors`. The queues are taken from the owner's field.
-#[inline]
-pub(crate) fn release_parts(
-    id: CmId,
-    queues: &mut Option<Queues>,
-    reject: bool,
-    errors: &mut FirstError,
-) {
-    id.destroy_qp();
-    let mut shared = None;
-    if let Some(q) = queues.take() {
-        if let Some(rcq) = q.rcq {
-            errors.note(rcq.destroy());
-        }
-        errors.note(q.cq.destroy());
-        shared = q.shared;
-    }
-    if reject {
-        errors.note(id.reject());
-    }
-    errors.note(id.destroy());
-    if let Some(ch) = shared {
-        errors.note(ch.destroy());
-    }
-}
+use crate::verbs::{AddrInfo, CmId};
 
 /// A connection request (opaque to C).
 #[derive(Debug)]

@@ -8,10 +8,10 @@ use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::error::{Error, Result};
+use crate::error::{check_errno_value, provider_failed, Error, Result};
 use crate::log::Level;
 use crate::sys;
-use crate::verbs::{check_errno_value, next_cq_event, provider_failed, CompChannel};
+use crate::verbs::{next_cq_event, CompChannel};
 
 /// A completion queue and the channel that reports its completions: its own
 /// channel, or one shared by all queues of a connection.

@@ -1,6 +1,11 @@
-//! The library's error type and its mapping to the `RPMA_E_*` codes.
+//! The library's error type and its mapping to the `RPMA_E_*` codes, and
+//! how a failed libibverbs/librdmacm call becomes one: its errno read,
+//! logged, and reported as `RPMA_E_PROVIDER`.
 
-use std::ffi::{c_int, CStr};
+use std::ffi::{c_char, c_int, CStr};
+use std::fmt;
+
+use crate::log::Level;
 
 /// Every failure a librpma function can report. The discriminants are the
 /// C error codes, so the mapping is fixed in one place.
@@ -79,6 +84,95 @@ pub fn describe(code: c_int) -> &'static CStr {
     match code {
         0 => c"Success",
         _ => Error::from_code(code).unwrap_or(Error::Unknown).as_cstr(),
+    }
+}
+
+/// The calling thread's `errno`.
+pub(crate) fn errno() -> c_int {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// Sets `errno`, for calls that report failure only through it.
+pub(crate) fn set_errno(value: c_int) {
+    // SAFETY: __errno_location returns the calling thread's errno slot.
+    unsafe { *libc::__errno_location() = value };
+}
+
+/// `strerror` text of an errno value, formatted without allocating.
+pub(crate) struct Errno(pub c_int);
+
+impl fmt::Display for Errno {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = [0 as c_char; 128];
+        // SAFETY: buf is writable for its length; on success the (XSI)
+        // strerror_r leaves a NUL-terminated text in it.
+        let text = unsafe {
+            if libc::strerror_r(self.0, buf.as_mut_ptr(), buf.len()) != 0 {
+                return write!(f, "errno {}", self.0);
+            }
+            CStr::from_ptr(buf.as_ptr())
+        };
+        f.write_str(&text.to_string_lossy())
+    }
+}
+
+/// Logs a failed provider call at ERROR level with the current errno and
+/// returns `RPMA_E_PROVIDER`.
+pub(crate) fn provider_failed(call: &str) -> Error {
+    provider_failed_in("rpma\0", call)
+}
+
+/// The same, naming the API function `func` (NUL-terminated) as the
+/// message's origin, where the C library's message names it too.
+pub(crate) fn provider_failed_in(func: &'static str, call: &str) -> Error {
+    let e = errno();
+    rpma_log!(Level::Error, in func, "{}() failed: {}", call, Errno(e));
+    Error::Provider
+}
+
+/// The same for calls that return an errno value instead of setting errno.
+/// Out of line and cold: the message's arguments then cost the calls that
+/// succeed (among them every wait's re-arm) nothing.
+#[cold]
+#[inline(never)]
+pub(crate) fn provider_failed_with(call: &str, err: c_int) -> Error {
+    rpma_log!(Level::Error, "rpma", "{}() failed: {}", call, Errno(err));
+    Error::Provider
+}
+
+/// Maps the 0 / errno-value result of the libibverbs calls that return the
+/// error instead of setting errno (the destroy calls, ibv_req_notify_cq).
+#[inline]
+pub(crate) fn check_errno_value(call: &str, ret: c_int) -> Result<()> {
+    if ret == 0 {
+        Ok(())
+    } else {
+        Err(provider_failed_with(call, ret))
+    }
+}
+
+/// Maps the 0 / non-zero result of a call that sets errno on failure.
+pub(crate) fn check(call: &str, ret: c_int) -> Result<()> {
+    if ret == 0 {
+        Ok(())
+    } else {
+        Err(provider_failed(call))
+    }
+}
+
+/// Keeps the first error of a sequence of release steps, runs them all.
+#[derive(Default)]
+pub(crate) struct FirstError(Option<Error>);
+
+impl FirstError {
+    pub(crate) fn note(&mut self, r: Result<()>) {
+        if let (None, Err(e)) = (self.0, r) {
+            self.0 = Some(e);
+        }
+    }
+
+    pub(crate) fn result(self) -> Result<()> {
+        self.0.map_or(Ok(()), Err)
     }
 }
 

@@ -9,12 +9,11 @@ use std::ptr::NonNull;
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
 
 use crate::alloc::try_box;
-use crate::error::{Error, Result};
+use crate::error::{errno, Errno, Error, Result};
 use crate::log::Level;
 use crate::mr::{usage, MrLocal, MrRemote};
 use crate::peer::Peer;
 use crate::sys;
-use crate::verbs::{errno, Errno};
 
 /// How far a flush pushes the data written before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

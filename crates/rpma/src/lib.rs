@@ -21,6 +21,7 @@ mod native;
 pub mod peer;
 pub mod peer_cfg;
 mod post;
+mod queues;
 pub mod srq;
 pub mod srq_cfg;
 mod timeouts;

@@ -9,11 +9,10 @@ use std::ffi::{c_int, c_void};
 use std::ptr::NonNull;
 
 use crate::alloc::try_box;
-use crate::error::{Error, Result};
+use crate::error::{check_errno_value, errno, provider_failed, Errno, Error, Result};
 use crate::log::Level;
 use crate::peer::Peer;
 use crate::sys;
-use crate::verbs::{check_errno_value, errno, provider_failed, Errno};
 
 /// What a region is used for; the `RPMA_MR_USAGE_*` bits.
 pub mod usage {

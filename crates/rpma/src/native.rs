@@ -14,10 +14,9 @@
 use std::ffi::c_int;
 use std::ptr;
 
-use crate::error::{Error, Result};
+use crate::error::{Errno, Error, Result};
 use crate::log::Level;
 use crate::sys;
-use crate::verbs::Errno;
 
 /// What a device offers natively, from `device_cap_flags_ex`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -3,14 +3,12 @@
 
 use std::ptr::NonNull;
 
-use crate::error::{Error, Result};
+use crate::error::{check_errno_value, errno, provider_failed_with, set_errno, Error, Result};
 use crate::flush::SharedApm;
 use crate::log::Level;
 use crate::native::{DeviceNative, Switch};
 use crate::sys;
 use crate::timeouts;
-use crate::utils;
-use crate::verbs::{check_errno_value, errno, provider_failed_with, set_errno};
 
 /// A protection domain on a device, with the device's capabilities.
 #[derive(Debug)]
@@ -35,13 +33,13 @@ unsafe impl Sync for Peer {}
 
 impl Peer {
     /// Opens a peer on the device context `ctx` (one that
-    /// [`utils::get_ibv_context`] returned, or any open context).
+    /// [`crate::utils::get_ibv_context`] returned, or any open context).
     ///
     /// # Safety
     /// `ctx` is a live `ibv_context` that outlives the peer.
     pub unsafe fn new(ctx: NonNull<sys::ibv_context>) -> Result<Peer> {
         let ctx = ctx.as_ptr();
-        let caps = utils::query_caps(ctx)?;
+        let caps = query_caps(ctx)?;
         // The switch is the process's choice, read once per peer.
         let native = caps.native.allowed_by(Switch::from_env());
         if !native.atomic_write {
@@ -152,4 +150,31 @@ impl Drop for Peer {
         // SAFETY: as in delete.
         unsafe { sys::ibv_dealloc_pd(self.pd.as_ptr()) };
     }
+}
+
+/// What a device can do, as far as librpma cares.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Caps {
+    pub odp: bool,
+    pub native: DeviceNative,
+}
+
+/// Queries the device once for all capabilities. The native operations are
+/// read from the kernel's `device_cap_flags_ex`, whatever rdma-core this
+/// was built with; whether the provider has them too is known only when a
+/// QP is made (see `native`).
+pub(crate) fn query_caps(ctx: *mut sys::ibv_context) -> Result<Caps> {
+    let mut attr: sys::ibv_device_attr_ex = Default::default();
+    // SAFETY: ctx is a live context; attr is writable; no input struct.
+    let ret = unsafe { sys::ibv_query_device_ex(ctx, std::ptr::null(), &mut attr) };
+    if ret != 0 {
+        return Err(provider_failed_with("ibv_query_device_ex", ret));
+    }
+    let general = attr.odp_caps.general_caps & sys::IBV_ODP_SUPPORT as u64 != 0;
+    let rc = attr.odp_caps.per_transport_caps.rc_odp_caps;
+    let rw = sys::IBV_ODP_SUPPORT_WRITE | sys::IBV_ODP_SUPPORT_READ;
+    Ok(Caps {
+        odp: general && rc & rw == rw,
+        native: DeviceNative::from_cap_flags(attr.device_cap_flags_ex),
+    })
 }

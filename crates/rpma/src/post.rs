@@ -4,11 +4,10 @@
 
 use std::ffi::{c_int, c_void};
 
-use crate::error::{Error, Result};
+use crate::error::{Errno, Error, Result};
 use crate::log::Level;
 use crate::mr::{MrLocal, MrRemote};
 use crate::sys;
-use crate::verbs::Errno;
 
 /// When an operation produces a completion. Errors always complete: an RC
 /// queue pair reports a failed work request even when it was unsignalled.

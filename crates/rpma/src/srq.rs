@@ -5,13 +5,12 @@ use std::ffi::c_void;
 use std::ptr::NonNull;
 
 use crate::cq::Cq;
-use crate::error::Result;
+use crate::error::{check_errno_value, provider_failed, Result};
 use crate::mr::MrLocal;
 use crate::peer::Peer;
 use crate::post;
 use crate::srq_cfg::SrqCfg;
 use crate::sys;
-use crate::verbs::{check_errno_value, provider_failed};
 
 /// A shared receive queue (opaque to C).
 #[derive(Debug)]

@@ -1,5 +1,5 @@
 //! Owned handles on the libibverbs and librdmacm objects the library
-//! creates, and the errno plumbing of their failures.
+//! creates.
 //!
 //! Each handle releases its object when dropped, so an error half-way
 //! through building a connection releases everything built so far. Where the
@@ -11,85 +11,15 @@ use std::fmt;
 use std::mem::MaybeUninit;
 use std::ptr::{self, NonNull};
 
-use crate::error::{Error, Result};
+use crate::error::{
+    check, check_errno_value, errno, provider_failed, provider_failed_in, provider_failed_with,
+    Errno, Error, Result,
+};
 use crate::log::Level;
 use crate::sys;
 
 /// How many times `CmId::resolve_addr` tries an address that times out.
 const RESOLVE_ATTEMPTS: u32 = 3;
-
-/// The calling thread's `errno`.
-pub(crate) fn errno() -> c_int {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
-}
-
-/// Sets `errno`, for calls that report failure only through it.
-pub(crate) fn set_errno(value: c_int) {
-    // SAFETY: __errno_location returns the calling thread's errno slot.
-    unsafe { *libc::__errno_location() = value };
-}
-
-/// `strerror` text of an errno value, formatted without allocating.
-pub(crate) struct Errno(pub c_int);
-
-impl fmt::Display for Errno {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut buf = [0 as c_char; 128];
-        // SAFETY: buf is writable for its length; on success the (XSI)
-        // strerror_r leaves a NUL-terminated text in it.
-        let text = unsafe {
-            if libc::strerror_r(self.0, buf.as_mut_ptr(), buf.len()) != 0 {
-                return write!(f, "errno {}", self.0);
-            }
-            CStr::from_ptr(buf.as_ptr())
-        };
-        f.write_str(&text.to_string_lossy())
-    }
-}
-
-/// Logs a failed provider call at ERROR level with the current errno and
-/// returns `RPMA_E_PROVIDER`.
-pub(crate) fn provider_failed(call: &str) -> Error {
-    provider_failed_in("rpma\0", call)
-}
-
-/// The same, naming the API function `func` (NUL-terminated) as the
-/// message's origin, where the C library's message names it too.
-pub(crate) fn provider_failed_in(func: &'static str, call: &str) -> Error {
-    let e = errno();
-    rpma_log!(Level::Error, in func, "{}() failed: {}", call, Errno(e));
-    Error::Provider
-}
-
-/// The same for calls that return an errno value instead of setting errno.
-/// Out of line and cold: the message's arguments then cost the calls that
-/// succeed (among them every wait's re-arm) nothing.
-#[cold]
-#[inline(never)]
-pub(crate) fn provider_failed_with(call: &str, err: c_int) -> Error {
-    rpma_log!(Level::Error, "rpma", "{}() failed: {}", call, Errno(err));
-    Error::Provider
-}
-
-/// Maps the 0 / errno-value result of the libibverbs calls that return the
-/// error instead of setting errno (the destroy calls, ibv_req_notify_cq).
-#[inline]
-pub(crate) fn check_errno_value(call: &str, ret: c_int) -> Result<()> {
-    if ret == 0 {
-        Ok(())
-    } else {
-        Err(provider_failed_with(call, ret))
-    }
-}
-
-/// Maps the 0 / non-zero result of a call that sets errno on failure.
-pub(crate) fn check(call: &str, ret: c_int) -> Result<()> {
-    if ret == 0 {
-        Ok(())
-    } else {
-        Err(provider_failed(call))
-    }
-}
 
 /// The result list of `rdma_getaddrinfo`.
 pub(crate) struct AddrInfo(NonNull<sys::rdma_addrinfo>);
@@ -318,22 +248,6 @@ pub(crate) fn next_cq_event(channel: NonNull<sys::ibv_comp_channel>) -> Option<*
     let ret = unsafe { sys::ibv_get_cq_event(channel.as_ptr(), cq.as_mut_ptr(), ctx.as_mut_ptr()) };
     // SAFETY: a 0 return means ibv_get_cq_event stored the CQ.
     (ret == 0).then(|| unsafe { cq.assume_init() })
-}
-
-/// Keeps the first error of a sequence of release steps, runs them all.
-#[derive(Default)]
-pub(crate) struct FirstError(Option<Error>);
-
-impl FirstError {
-    pub(crate) fn note(&mut self, r: Result<()>) {
-        if let (None, Err(e)) = (self.0, r) {
-            self.0 = Some(e);
-        }
-    }
-
-    pub(crate) fn result(self) -> Result<()> {
-        self.0.map_or(Ok(()), Err)
-    }
 }
 
 /// An rdma_cm identifier (one end of a connection, or a listener).

@@ -5,20 +5,21 @@ use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 
 use crate::alloc::{try_box, try_copy};
-use crate::conn_req::{release_parts, Queues};
 use crate::cq::Cq;
-use crate::error::{Error, Result};
+use crate::error::{Error, FirstError, Result};
 use crate::flush::SharedApm;
 use crate::log::Level;
 use crate::native::QpNative;
 use crate::peer::Peer;
 use crate::peer_cfg::PeerCfg;
+use crate::queues::{release_parts, Queues};
 use crate::sys;
-use crate::utils::ConnEvent;
-use crate::verbs::{CmId, EventChannel, FirstError};
+use crate::verbs::{CmId, EventChannel};
 
+mod event;
 mod ops;
 mod pdata;
+pub use event::ConnEvent;
 pub use ops::{Wake, ATOMIC_WRITE_LEN};
 
 /// A connection (opaque to C).
