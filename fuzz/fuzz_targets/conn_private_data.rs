@@ -1,7 +1,7 @@
 //! The events of a connection and the private data they carry: a sequence
 //! of rdma_cm events of any type, each with private data of any length
-//! 0..=255 and content (or a NULL pointer), through rpma_conn_next_event,
-//! with rpma_conn_get_private_data read after each.
+//! 0..=255 and content (or a NULL pointer), through Conn::next_event (under
+//! rpma_conn_next_event), with Conn::private_data read after each.
 //!
 //! On the active side the peer's data comes with the ESTABLISHED event
 //! (its accept); the passive side already has the request's data, or none.
@@ -19,10 +19,10 @@
 //!   type byte: bits 0-3 the rdma_cm event type, bit 5 adds 16 (types that
 //!              do not exist), bit 4 a NULL data pointer
 //!
-//! Invariants: each event maps to the rpma_conn_event librpma gives it
+//! Invariants: each event maps to the ConnEvent librpma gives it
 //! (ESTABLISHED; CONNECT_ERROR/DEVICE_REMOVAL lost; DISCONNECTED/
 //! TIMEWAIT_EXIT closed; REJECTED; UNREACHABLE), any other type is
-//! RPMA_E_UNKNOWN; no event is RPMA_E_NO_EVENT. The connection's data is
+//! Error::Unknown; no event is Error::NoEvent. The connection's data is
 //! the request's (passive) or else that of the first ESTABLISHED event
 //! with a non-NULL pointer and a non-zero length; once set it never
 //! changes and stays readable at the same address until the connection is
@@ -36,33 +36,26 @@ mod common;
 #[path = "../fake_provider.rs"]
 mod fake_provider;
 
-use std::ffi::{c_int, c_void};
-use std::ptr;
+use std::ptr::NonNull;
 
 use fake_provider::{Event, PrivateData};
 use libfuzzer_sys::fuzz_target;
-use rpma::capi::types::{rpma_conn_private_data, ConnEventArg};
-use rpma::capi::{conn::*, conn_req::*, ep::*, peer::*};
-use rpma::conn::Conn;
+use rpma::conn::{Conn, ConnEvent};
+use rpma::conn_req::ConnReq;
+use rpma::ep::Ep;
 use rpma::peer::Peer;
 use rpma::sys::*;
+use rpma::Error;
 
-const RPMA_CONN_ESTABLISHED: c_int = 0;
-const RPMA_CONN_CLOSED: c_int = 1;
-const RPMA_CONN_LOST: c_int = 2;
-const RPMA_CONN_REJECTED: c_int = 3;
-const RPMA_CONN_UNREACHABLE: c_int = 4;
-
-/// What rpma_conn_next_event returns for an event type: the event, or the
-/// error code.
-fn expected_event(kind: rdma_cm_event_type) -> Result<c_int, c_int> {
+/// What Conn::next_event returns for an event type.
+fn expected_event(kind: rdma_cm_event_type) -> Result<ConnEvent, Error> {
     Ok(match kind {
-        RDMA_CM_EVENT_ESTABLISHED => RPMA_CONN_ESTABLISHED,
-        RDMA_CM_EVENT_CONNECT_ERROR | RDMA_CM_EVENT_DEVICE_REMOVAL => RPMA_CONN_LOST,
-        RDMA_CM_EVENT_DISCONNECTED | RDMA_CM_EVENT_TIMEWAIT_EXIT => RPMA_CONN_CLOSED,
-        RDMA_CM_EVENT_REJECTED => RPMA_CONN_REJECTED,
-        RDMA_CM_EVENT_UNREACHABLE => RPMA_CONN_UNREACHABLE,
-        _ => return Err(common::RPMA_E_UNKNOWN),
+        RDMA_CM_EVENT_ESTABLISHED => ConnEvent::Established,
+        RDMA_CM_EVENT_CONNECT_ERROR | RDMA_CM_EVENT_DEVICE_REMOVAL => ConnEvent::Lost,
+        RDMA_CM_EVENT_DISCONNECTED | RDMA_CM_EVENT_TIMEWAIT_EXIT => ConnEvent::Closed,
+        RDMA_CM_EVENT_REJECTED => ConnEvent::Rejected,
+        RDMA_CM_EVENT_UNREACHABLE => ConnEvent::Unreachable,
+        _ => return Err(Error::Unknown),
     })
 }
 
@@ -86,92 +79,49 @@ fn events(mut input: &[u8]) -> Vec<Event> {
     out
 }
 
-/// The connection's private data as the C API hands it out.
-fn view(conn: *mut Conn) -> rpma_conn_private_data {
-    let mut v = rpma_conn_private_data {
-        ptr: ptr::dangling_mut(),
-        len: 0xEE,
-    };
-    // SAFETY: a live connection; v is writable.
-    assert_eq!(unsafe { rpma_conn_get_private_data(conn, &mut v) }, 0);
-    v
+/// The connection's private data: where it is and a copy (a freed or short
+/// buffer is an ASan report).
+fn view(conn: &Conn) -> Option<(*const u8, Vec<u8>)> {
+    let data = conn.private_data()?;
+    assert!(!data.is_empty(), "an empty buffer handed out");
+    Some((data.as_ptr(), data.to_vec()))
 }
 
-/// The bytes of a view (NULL/0 is None).
-fn bytes_of(v: &rpma_conn_private_data) -> Option<Vec<u8>> {
-    if v.ptr.is_null() {
-        assert_eq!(v.len, 0);
-        return None;
-    }
-    assert_ne!(v.len, 0, "an empty buffer handed out");
-    // SAFETY: the library hands out len readable bytes at ptr (a freed or
-    // short buffer is an ASan report).
-    Some(unsafe { std::slice::from_raw_parts(v.ptr.cast::<u8>(), v.len.into()) }.to_vec())
+fn bytes_of(v: &Option<(*const u8, Vec<u8>)>) -> Option<Vec<u8>> {
+    v.as_ref().map(|(_, b)| b.clone())
 }
 
 /// A new connection on either side; returns it, the endpoint (passive) and
 /// the private data it starts with.
 fn connect(
-    peer: *mut Peer,
+    peer: &Peer,
     flags: u8,
     first: Option<&Event>,
-) -> (*mut Conn, *mut rpma::ep::Ep, Option<Vec<u8>>) {
+) -> (Box<Conn>, Option<Ep>, Option<Vec<u8>>) {
     let first_bytes = match first.map(|e| &e.private_data) {
         Some(PrivateData::Bytes(b)) if !b.is_empty() => Some(b.clone()),
         _ => None,
     };
-    let mut req = ptr::null_mut();
-    let mut conn = ptr::null_mut();
     if flags & 1 == 0 {
-        // SAFETY: a live peer, NUL-terminated strings, req writable.
-        let ret = unsafe {
-            rpma_conn_req_new(
-                peer,
-                c"192.0.2.1".as_ptr(),
-                c"7204".as_ptr(),
-                ptr::null(),
-                &mut req,
-            )
-        };
-        assert_eq!(ret, 0);
+        // SAFETY: the peer outlives the request and the connection.
+        let req = unsafe { ConnReq::new(peer, c"192.0.2.1", c"7204", None) }.unwrap();
         let ours = first_bytes.filter(|_| flags & 2 != 0);
-        let pdata = ours.as_ref().map(|b| rpma_conn_private_data {
-            ptr: b.as_ptr().cast_mut().cast::<c_void>(),
-            len: b.len() as u8,
-        });
-        let pdata_ptr = pdata.as_ref().map_or(ptr::null(), |p| p as *const _);
-        // SAFETY: a live request, consumed; pdata NULL or valid; conn writable.
-        assert_eq!(
-            unsafe { rpma_conn_req_connect(&mut req, pdata_ptr, &mut conn) },
-            0
-        );
+        let conn = req.connect(ours.as_deref()).unwrap();
         // rdma_connect got exactly our bytes.
         assert_eq!(fake_provider::take_sent(), [ours.unwrap_or_default()]);
-        return (conn, ptr::null_mut(), None);
+        return (conn, None, None);
     }
-    let mut ep = ptr::null_mut();
-    // SAFETY: a live peer, NUL-terminated strings, ep writable.
-    assert_eq!(
-        unsafe { rpma_ep_listen(peer, c"192.0.2.1".as_ptr(), c"7204".as_ptr(), &mut ep) },
-        0
-    );
+    // SAFETY: the peer outlives the endpoint and its requests.
+    let ep = unsafe { Ep::listen(peer, c"192.0.2.1", c"7204") }.unwrap();
     let req_data = first_bytes.filter(|_| flags & 4 != 0);
     fake_provider::push_event(Event {
         kind: RDMA_CM_EVENT_CONNECT_REQUEST,
         private_data: PrivateData::Bytes(req_data.clone().unwrap_or_default()),
     });
-    // SAFETY: a live endpoint; req writable.
-    assert_eq!(
-        unsafe { rpma_ep_next_conn_req(ep, ptr::null(), &mut req) },
-        0
-    );
-    // SAFETY: a live request, consumed; conn writable.
-    assert_eq!(
-        unsafe { rpma_conn_req_connect(&mut req, ptr::null(), &mut conn) },
-        0
-    );
+    let req = Box::new(ep.next_conn_req(None).unwrap());
+    let conn = req.connect(None).unwrap();
     fake_provider::take_sent();
-    (conn, ep, req_data)
+    (conn, Some(ep), req_data)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -181,17 +131,13 @@ fuzz_target!(|data: &[u8]| {
     };
     let events = events(rest);
 
-    let mut peer = ptr::null_mut();
-    // SAFETY: the stand-in's context; peer is writable.
-    assert_eq!(
-        unsafe { rpma_peer_new(fake_provider::context(), &mut peer) },
-        0
-    );
-    let (mut conn, mut ep, mut stored) = connect(peer, flags, events.first());
-    assert!(!conn.is_null());
-    assert_eq!(bytes_of(&view(conn)), stored);
-    // The first view of data once it is set: it must stay valid.
-    let mut pinned: Option<rpma_conn_private_data> = stored.as_ref().map(|_| view(conn));
+    let ctx = NonNull::new(fake_provider::context()).unwrap();
+    // SAFETY: the stand-in's context outlives the peer.
+    let peer = unsafe { Peer::new(ctx) }.unwrap();
+    let (conn, ep, mut stored) = connect(&peer, flags, events.first());
+    assert_eq!(bytes_of(&view(&conn)), stored);
+    // Where the data was first seen once it is set: it must stay there.
+    let mut pinned: Option<*const u8> = view(&conn).map(|(p, _)| p);
 
     for ev in events {
         let kind = ev.kind;
@@ -199,43 +145,23 @@ fuzz_target!(|data: &[u8]| {
             stored = ev.private_data.stored().map(<[u8]>::to_vec);
         }
         fake_provider::push_event(ev);
-        let mut got = ConnEventArg(-7);
-        // SAFETY: a live connection; got is writable.
-        let ret = unsafe { rpma_conn_next_event(conn, &mut got) };
-        match expected_event(kind) {
-            Ok(e) => {
-                assert_eq!(ret, 0, "event {kind}");
-                assert_eq!(got.0, e, "event {kind}");
-            }
-            Err(code) => assert_eq!(ret, code, "event {kind}"),
-        }
-        let v = view(conn);
+        assert_eq!(conn.next_event(), expected_event(kind), "event {kind}");
+        let v = view(&conn);
         assert_eq!(bytes_of(&v), stored, "after event {kind}");
-        match &pinned {
-            Some(p) => {
-                assert_eq!((p.ptr, p.len), (v.ptr, v.len), "the data moved");
-                assert_eq!(bytes_of(p), stored);
-            }
-            None if stored.is_some() => pinned = Some(v),
-            None => {}
+        match (pinned, &v) {
+            (Some(p), Some((at, _))) => assert_eq!(p, *at, "the data moved"),
+            (Some(_), None) => panic!("the data went away"),
+            (None, Some((at, _))) => pinned = Some(*at),
+            (None, None) => {}
         }
     }
-    let mut got = ConnEventArg(-7);
-    // SAFETY: as above.
-    assert_eq!(
-        unsafe { rpma_conn_next_event(conn, &mut got) },
-        common::RPMA_E_NO_EVENT
-    );
+    assert_eq!(conn.next_event(), Err(Error::NoEvent));
 
-    // SAFETY: live objects; each delete clears its handle.
-    unsafe {
-        assert_eq!(rpma_conn_delete(&mut conn), 0);
-        if !ep.is_null() {
-            assert_eq!(rpma_ep_shutdown(&mut ep), 0);
-        }
-        assert_eq!(rpma_peer_delete(&mut peer), 0);
+    conn.delete().unwrap();
+    if let Some(ep) = ep {
+        ep.shutdown().unwrap();
     }
-    assert!(conn.is_null() && ep.is_null() && peer.is_null());
+    peer.delete().unwrap();
     fake_provider::clear_events();
     fake_provider::take_sent();
     fake_provider::assert_all_released();

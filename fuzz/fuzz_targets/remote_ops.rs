@@ -1,7 +1,8 @@
 //! What the library does with the peer's descriptors: a remote region and a
 //! peer configuration decoded from bytes the peer sent, applied to a
 //! connection, then used by one operation (read, write, write with
-//! immediate data, atomic write, flush) at any offset and length.
+//! immediate data, atomic write, flush) at any offset and length, through
+//! the core's API with the C flags read as the C face reads them.
 //!
 //! The provider is the stand-in of fake_provider.rs, which records each
 //! work request the library posts.
@@ -17,12 +18,12 @@
 //!
 //! Invariants: every operation posts exactly one work request, to the
 //! region's address plus the offset (wrapping, as in C) with the region's
-//! rkey, or fails with nothing posted: RPMA_E_INVAL for flags 0 or an
-//! atomic write off 8-byte alignment, RPMA_E_NOSUPP for a flush the region
+//! rkey, or fails with nothing posted: Error::Inval for flags 0 or an
+//! atomic write off 8-byte alignment, Error::NoSupp for a flush the region
 //! or the peer does not allow (persistent: the peer writes directly to
 //! PMem and the region has the persistent flush bit; visibility: the
-//! region has the visibility bit; any other type is allowed). No panic
-//! (RPMA_E_UNKNOWN) for any value.
+//! region has the visibility bit; any other type is allowed). No panic for
+//! any value.
 
 #![no_main]
 #![feature(c_variadic)]
@@ -32,18 +33,19 @@ mod common;
 #[path = "../fake_provider.rs"]
 mod fake_provider;
 
-use std::ffi::{c_int, c_void};
-use std::ptr;
+use std::ffi::{c_int, c_void, CStr};
+use std::ptr::NonNull;
 
 use fake_provider::Posted;
 use libfuzzer_sys::fuzz_target;
-use rpma::capi::types::FlushTypeArg;
-use rpma::capi::{conn::*, conn_req::*, mr::*, peer::*, peer_cfg::*};
+use rpma::conn::Conn;
+use rpma::conn_req::ConnReq;
+use rpma::mr::{usage, MrLocal, MrRemote};
+use rpma::peer::Peer;
+use rpma::peer_cfg::PeerCfg;
 use rpma::sys::*;
+use rpma::{Completion, Error, FlushType};
 
-const RPMA_E_NOSUPP: c_int = -100001;
-const USAGE_READ_DST: c_int = 1 << 1;
-const USAGE_WRITE_SRC: c_int = 1 << 2;
 const FLUSH_VISIBILITY: u8 = 1 << 4;
 const FLUSH_PERSISTENT: u8 = 1 << 5;
 const SIGNALED: c_int = 1 << 1;
@@ -65,49 +67,27 @@ fuzz_target!(|data: &[u8]| {
         | if input[22] & 0x80 != 0 { 1 << 32 } else { 0 };
 
     // The remote region; a descriptor without usage is mr_descriptor's case.
-    let mut remote = ptr::null_mut();
-    // SAFETY: desc is readable for its length; remote is writable.
-    if unsafe { rpma_mr_remote_from_descriptor(desc.as_ptr().cast(), desc.len(), &mut remote) } != 0
-    {
+    let Ok(remote) = MrRemote::from_descriptor(desc) else {
         return;
-    }
-    // SAFETY: a live remote region.
-    let r = unsafe { *remote };
+    };
+    let r = *remote;
 
-    let mut peer = ptr::null_mut();
-    let mut req = ptr::null_mut();
-    let mut conn = ptr::null_mut();
-    let mut cfg = ptr::null_mut();
-    let mut local = ptr::null_mut();
+    let ctx = NonNull::new(fake_provider::context()).unwrap();
+    // SAFETY: the stand-in's context outlives the peer.
+    let peer = unsafe { Peer::new(ctx) }.unwrap();
+    let (addr, port): (&CStr, &CStr) = (c"192.0.2.1", c"7204");
+    // SAFETY: the peer outlives the request and the connection; no SRQ.
+    let req: Box<ConnReq> = unsafe { ConnReq::new(&peer, addr, port, None) }.unwrap();
+    let conn: Box<Conn> = req.connect(None).unwrap();
+    let cfg = PeerCfg::from_descriptor(&input[21..22]).unwrap();
+    conn.apply_remote_peer_cfg(&cfg);
+    drop(cfg);
     let mut buf = vec![0x5Au8; LOCAL_LEN];
     let word: [u8; 8] = *b"8-bytes!";
-    // SAFETY: the stand-in's context, live handles from the calls before,
-    // writable outputs, NUL-terminated strings, buf alive until deregistered.
-    unsafe {
-        assert_eq!(rpma_peer_new(fake_provider::context(), &mut peer), 0);
-        assert_eq!(
-            rpma_conn_req_new(
-                peer,
-                c"192.0.2.1".as_ptr(),
-                c"7204".as_ptr(),
-                ptr::null(),
-                &mut req
-            ),
-            0
-        );
-        assert_eq!(rpma_conn_req_connect(&mut req, ptr::null(), &mut conn), 0);
-        assert_eq!(
-            rpma_peer_cfg_from_descriptor(input[21..22].as_ptr().cast(), 1, &mut cfg),
-            0
-        );
-        assert_eq!(rpma_conn_apply_remote_peer_cfg(conn, cfg), 0);
-        assert_eq!(rpma_peer_cfg_delete(&mut cfg), 0);
-        let usage = USAGE_READ_DST | USAGE_WRITE_SRC;
-        assert_eq!(
-            rpma_mr_reg(peer, buf.as_mut_ptr().cast(), LOCAL_LEN, usage, &mut local),
-            0
-        );
-    }
+    let usage = usage::READ_DST | usage::WRITE_SRC;
+    // SAFETY: buf stays alive (and in place) until the region is
+    // deregistered below.
+    let local = unsafe { MrLocal::reg(&peer, buf.as_mut_ptr().cast(), LOCAL_LEN, usage) }.unwrap();
     fake_provider::take_posted();
     let direct_write = input[21] != 0;
     let op_context = OP_CONTEXT as *const c_void;
@@ -130,25 +110,51 @@ fuzz_target!(|data: &[u8]| {
         inline_data: None,
     };
     let local_sge = |length: u32| (buf.as_ptr() as u64, length, 0x1111);
-    // SAFETY: live handles; word is readable for 8 bytes.
-    let (ret, expected) = unsafe {
+    // The C face reads its flags argument so before every operation.
+    let completion = Completion::from_flags(flags);
+    let (ret, expected) = {
         match op {
             0 => (
-                rpma_read(conn, local, 0, remote, offset, len, flags, op_context),
+                completion.and_then(|c| {
+                    conn.read(Some(&local), 0, Some(&remote), offset, len, c, op_context)
+                }),
                 Ok(Posted {
                     sges: vec![local_sge(len as u32)],
                     ..wr(IBV_WR_RDMA_READ, 0)
                 }),
             ),
             1 => (
-                rpma_write(conn, remote, offset, local, 0, len, flags, op_context),
+                completion.and_then(|c| {
+                    conn.write(
+                        Some(&remote),
+                        offset,
+                        Some(&local),
+                        0,
+                        len,
+                        c,
+                        None,
+                        op_context,
+                    )
+                }),
                 Ok(Posted {
                     sges: vec![local_sge(len as u32)],
                     ..wr(IBV_WR_RDMA_WRITE, 0)
                 }),
             ),
             2 => (
-                rpma_write_with_imm(conn, remote, offset, local, 0, len, flags, IMM, op_context),
+                completion.and_then(|c| {
+                    let imm = Some(IMM);
+                    conn.write(
+                        Some(&remote),
+                        offset,
+                        Some(&local),
+                        0,
+                        len,
+                        c,
+                        imm,
+                        op_context,
+                    )
+                }),
                 Ok(Posted {
                     sges: vec![local_sge(len as u32)],
                     imm_data: IMM.to_be(),
@@ -156,16 +162,9 @@ fuzz_target!(|data: &[u8]| {
                 }),
             ),
             3 => (
-                rpma_atomic_write(
-                    conn,
-                    remote,
-                    offset,
-                    word.as_ptr().cast(),
-                    flags,
-                    op_context,
-                ),
+                completion.and_then(|c| conn.atomic_write(&remote, offset, &word, c, op_context)),
                 if offset % 8 != 0 {
-                    Err(common::RPMA_E_INVAL)
+                    Err(Error::Inval)
                 } else {
                     Ok(Posted {
                         sges: vec![(word.as_ptr() as u64, 8, 0)],
@@ -181,19 +180,14 @@ fuzz_target!(|data: &[u8]| {
                     _ => true,
                 };
                 (
-                    rpma_flush(
-                        conn,
-                        remote,
-                        offset,
-                        len,
-                        FlushTypeArg(flush_type),
-                        flags,
-                        op_context,
-                    ),
+                    completion.and_then(|c| {
+                        let kind = FlushType::from_c(flush_type);
+                        conn.flush(&remote, offset, len, kind, c, op_context)
+                    }),
                     if flags == 0 {
-                        Err(common::RPMA_E_INVAL)
+                        Err(Error::Inval)
                     } else if !allowed {
-                        Err(RPMA_E_NOSUPP)
+                        Err(Error::NoSupp)
                     } else {
                         Ok(Posted {
                             // The emulation reads 8 bytes into the
@@ -207,18 +201,18 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     let expected = if flags == 0 {
-        Err(common::RPMA_E_INVAL)
+        Err(Error::Inval)
     } else {
         expected
     };
     let posted = fake_provider::take_posted();
     match expected {
-        Err(code) => {
-            assert_eq!(ret, code, "op {op}");
+        Err(e) => {
+            assert_eq!(ret, Err(e), "op {op}");
             assert!(posted.is_empty(), "posted on failure: {posted:?}");
         }
         Ok(want) => {
-            assert_eq!(ret, 0, "op {op}");
+            assert_eq!(ret, Ok(()), "op {op}");
             let [mut got] = <[Posted; 1]>::try_from(posted).expect("one work request");
             if op == 4 {
                 let [(_, length, _)] = got.sges[..] else {
@@ -231,13 +225,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 
-    // SAFETY: live handles; each delete clears its handle.
-    unsafe {
-        assert_eq!(rpma_mr_dereg(&mut local), 0);
-        assert_eq!(rpma_mr_remote_delete(&mut remote), 0);
-        assert_eq!(rpma_conn_delete(&mut conn), 0);
-        assert_eq!(rpma_peer_delete(&mut peer), 0);
-    }
+    local.dereg().unwrap();
+    drop(remote);
+    conn.delete().unwrap();
+    peer.delete().unwrap();
     drop(buf);
     fake_provider::take_sent();
     fake_provider::assert_all_released();
