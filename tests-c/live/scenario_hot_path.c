@@ -10,7 +10,7 @@
  * address lies in a mapping of librpma.so.0), then forwards to glibc.
  * Rust's allocator ends in malloc()/posix_memalign(), and its contended
  * locks in syscall(SYS_futex); an uncontended Rust lock makes no call, which
- * is why tests/hot_path.rs also checks the source has no lock at all.
+ * is why crates/rpma/tests/hot_path.rs also checks the source has no lock at all.
  *
  * One process holds both ends of a connection over rxe0. After a warm-up,
  * 1000 rounds of every hot-path call run while counting: rpma_read,
