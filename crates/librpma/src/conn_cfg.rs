@@ -6,12 +6,17 @@ use rpma::conn_cfg::ConnCfg;
 use rpma::error::Error;
 use rpma::srq::Srq;
 
+// A configuration behind a C handle is a ConnCfg<'static>: Rust cannot see
+// how long an SRQ set from C lives, so the handle claims no borrow and the
+// queue is set with set_srq_unchecked under the C caller's contract. (No
+// type alias: cbindgen would turn it into a typedef in librpma.h.)
+
 /// Creates a connection configuration with the default values.
 ///
 /// # Safety
 /// `cfg_ptr` is NULL or valid for writing a pointer.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_cfg_new(cfg_ptr: *mut *mut ConnCfg) -> c_int {
+pub unsafe extern "C" fn rpma_conn_cfg_new(cfg_ptr: *mut *mut ConnCfg<'static>) -> c_int {
     // SAFETY: caller contract above.
     unsafe { new_into(cfg_ptr, true, ConnCfg::new) }
 }
@@ -21,7 +26,7 @@ pub unsafe extern "C" fn rpma_conn_cfg_new(cfg_ptr: *mut *mut ConnCfg) -> c_int 
 /// # Safety
 /// `cfg_ptr` is NULL or points to NULL or to a configuration from this library.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_cfg_delete(cfg_ptr: *mut *mut ConnCfg) -> c_int {
+pub unsafe extern "C" fn rpma_conn_cfg_delete(cfg_ptr: *mut *mut ConnCfg<'static>) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { take_handle(cfg_ptr) }.map(drop))
 }
@@ -31,7 +36,10 @@ pub unsafe extern "C" fn rpma_conn_cfg_delete(cfg_ptr: *mut *mut ConnCfg) -> c_i
 /// # Safety
 /// `cfg` is NULL or a live configuration.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_cfg_set_timeout(cfg: *mut ConnCfg, timeout_ms: c_int) -> c_int {
+pub unsafe extern "C" fn rpma_conn_cfg_set_timeout(
+    cfg: *mut ConnCfg<'static>,
+    timeout_ms: c_int,
+) -> c_int {
     // SAFETY: caller contract above.
     unsafe { try_set(cfg, |c| c.set_timeout(timeout_ms)) }
 }
@@ -42,7 +50,7 @@ pub unsafe extern "C" fn rpma_conn_cfg_set_timeout(cfg: *mut ConnCfg, timeout_ms
 /// `cfg` is NULL or a live configuration; `timeout_ms` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_cfg_get_timeout(
-    cfg: *const ConnCfg,
+    cfg: *const ConnCfg<'static>,
     timeout_ms: *mut c_int,
 ) -> c_int {
     // SAFETY: caller contract above.
@@ -54,7 +62,10 @@ pub unsafe extern "C" fn rpma_conn_cfg_get_timeout(
 /// # Safety
 /// `cfg` is NULL or a live configuration.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_cfg_set_cq_size(cfg: *mut ConnCfg, cq_size: u32) -> c_int {
+pub unsafe extern "C" fn rpma_conn_cfg_set_cq_size(
+    cfg: *mut ConnCfg<'static>,
+    cq_size: u32,
+) -> c_int {
     // SAFETY: caller contract above.
     unsafe { set(cfg, |c| c.set_cq_size(cq_size)) }
 }
@@ -65,7 +76,7 @@ pub unsafe extern "C" fn rpma_conn_cfg_set_cq_size(cfg: *mut ConnCfg, cq_size: u
 /// `cfg` is NULL or a live configuration; `cq_size` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_cfg_get_cq_size(
-    cfg: *const ConnCfg,
+    cfg: *const ConnCfg<'static>,
     cq_size: *mut u32,
 ) -> c_int {
     // SAFETY: caller contract above.
@@ -77,7 +88,10 @@ pub unsafe extern "C" fn rpma_conn_cfg_get_cq_size(
 /// # Safety
 /// `cfg` is NULL or a live configuration.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_cfg_set_rcq_size(cfg: *mut ConnCfg, rcq_size: u32) -> c_int {
+pub unsafe extern "C" fn rpma_conn_cfg_set_rcq_size(
+    cfg: *mut ConnCfg<'static>,
+    rcq_size: u32,
+) -> c_int {
     // SAFETY: caller contract above.
     unsafe { set(cfg, |c| c.set_rcq_size(rcq_size)) }
 }
@@ -88,7 +102,7 @@ pub unsafe extern "C" fn rpma_conn_cfg_set_rcq_size(cfg: *mut ConnCfg, rcq_size:
 /// `cfg` is NULL or a live configuration; `rcq_size` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_cfg_get_rcq_size(
-    cfg: *const ConnCfg,
+    cfg: *const ConnCfg<'static>,
     rcq_size: *mut u32,
 ) -> c_int {
     // SAFETY: caller contract above.
@@ -100,7 +114,10 @@ pub unsafe extern "C" fn rpma_conn_cfg_get_rcq_size(
 /// # Safety
 /// `cfg` is NULL or a live configuration.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_cfg_set_sq_size(cfg: *mut ConnCfg, sq_size: u32) -> c_int {
+pub unsafe extern "C" fn rpma_conn_cfg_set_sq_size(
+    cfg: *mut ConnCfg<'static>,
+    sq_size: u32,
+) -> c_int {
     // SAFETY: caller contract above.
     unsafe { set(cfg, |c| c.set_sq_size(sq_size)) }
 }
@@ -111,7 +128,7 @@ pub unsafe extern "C" fn rpma_conn_cfg_set_sq_size(cfg: *mut ConnCfg, sq_size: u
 /// `cfg` is NULL or a live configuration; `sq_size` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_cfg_get_sq_size(
-    cfg: *const ConnCfg,
+    cfg: *const ConnCfg<'static>,
     sq_size: *mut u32,
 ) -> c_int {
     // SAFETY: caller contract above.
@@ -123,7 +140,10 @@ pub unsafe extern "C" fn rpma_conn_cfg_get_sq_size(
 /// # Safety
 /// `cfg` is NULL or a live configuration.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_cfg_set_rq_size(cfg: *mut ConnCfg, rq_size: u32) -> c_int {
+pub unsafe extern "C" fn rpma_conn_cfg_set_rq_size(
+    cfg: *mut ConnCfg<'static>,
+    rq_size: u32,
+) -> c_int {
     // SAFETY: caller contract above.
     unsafe { set(cfg, |c| c.set_rq_size(rq_size)) }
 }
@@ -134,7 +154,7 @@ pub unsafe extern "C" fn rpma_conn_cfg_set_rq_size(cfg: *mut ConnCfg, rq_size: u
 /// `cfg` is NULL or a live configuration; `rq_size` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_cfg_get_rq_size(
-    cfg: *const ConnCfg,
+    cfg: *const ConnCfg<'static>,
     rq_size: *mut u32,
 ) -> c_int {
     // SAFETY: caller contract above.
@@ -146,7 +166,10 @@ pub unsafe extern "C" fn rpma_conn_cfg_get_rq_size(
 /// # Safety
 /// `cfg` is NULL or a live configuration.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_cfg_set_compl_channel(cfg: *mut ConnCfg, shared: bool) -> c_int {
+pub unsafe extern "C" fn rpma_conn_cfg_set_compl_channel(
+    cfg: *mut ConnCfg<'static>,
+    shared: bool,
+) -> c_int {
     // SAFETY: caller contract above.
     unsafe { set(cfg, |c| c.set_compl_channel(shared)) }
 }
@@ -157,7 +180,7 @@ pub unsafe extern "C" fn rpma_conn_cfg_set_compl_channel(cfg: *mut ConnCfg, shar
 /// `cfg` is NULL or a live configuration; `shared` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_cfg_get_compl_channel(
-    cfg: *const ConnCfg,
+    cfg: *const ConnCfg<'static>,
     shared: *mut bool,
 ) -> c_int {
     // SAFETY: caller contract above.
@@ -168,15 +191,22 @@ pub unsafe extern "C" fn rpma_conn_cfg_get_compl_channel(
 ///
 /// # Safety
 /// `cfg` is NULL or a live configuration; `srq` is NULL or an SRQ handle.
+// Part of the contract too, as in the C library (rpma_conn_cfg_set_srq(3)
+// leaves the SRQ to the caller): the SRQ is not deleted while a connection
+// request may still be made with this configuration. Kept out of the doc
+// comment, which cbindgen copies into librpma.h.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_cfg_set_srq(cfg: *mut ConnCfg, srq: *mut Srq) -> c_int {
+pub unsafe extern "C" fn rpma_conn_cfg_set_srq(cfg: *mut ConnCfg<'static>, srq: *mut Srq) -> c_int {
+    let set = |c: &ConnCfg<'static>| -> rpma::Result<()> {
+        let srq = NonNull::new(srq).ok_or(Error::Inval)?;
+        // SAFETY: the caller keeps the SRQ alive for as long as the
+        // configuration makes requests (the contract above the function),
+        // which is what set_srq_unchecked asks for.
+        unsafe { c.set_srq_unchecked(srq) };
+        Ok(())
+    };
     // SAFETY: caller contract above.
-    unsafe {
-        try_set(cfg, |c| {
-            c.set_srq(NonNull::new(srq).ok_or(Error::Inval)?);
-            Ok(())
-        })
-    }
+    unsafe { try_set(cfg, set) }
 }
 
 /// Reads the shared RQ (NULL when none is set).
@@ -185,7 +215,7 @@ pub unsafe extern "C" fn rpma_conn_cfg_set_srq(cfg: *mut ConnCfg, srq: *mut Srq)
 /// `cfg` is NULL or a live configuration; `srq_ptr` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_cfg_get_srq(
-    cfg: *const ConnCfg,
+    cfg: *const ConnCfg<'static>,
     srq_ptr: *mut *mut Srq,
 ) -> c_int {
     // SAFETY: caller contract above.

@@ -20,7 +20,7 @@ pub unsafe extern "C" fn rpma_conn_req_new(
     peer: *mut Peer,
     addr: *const c_char,
     port: *const c_char,
-    cfg: *const ConnCfg,
+    cfg: *const ConnCfg<'static>,
     req_ptr: *mut *mut ConnReq,
 ) -> c_int {
     boundary(|| {

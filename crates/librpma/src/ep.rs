@@ -57,7 +57,7 @@ pub unsafe extern "C" fn rpma_ep_get_fd(ep: *const Ep, fd: *mut c_int) -> c_int 
 #[no_mangle]
 pub unsafe extern "C" fn rpma_ep_next_conn_req(
     ep: *mut Ep,
-    cfg: *const ConnCfg,
+    cfg: *const ConnCfg<'static>,
     req_ptr: *mut *mut ConnReq,
 ) -> c_int {
     boundary(|| {

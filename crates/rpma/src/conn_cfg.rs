@@ -2,7 +2,14 @@
 //! created. Every field is atomic, so one configuration may be read and
 //! changed from several threads; a request takes a snapshot and later changes
 //! do not affect it.
+//!
+//! [`ConnCfg`] holds the parameters of the connections built from it
+//! (timeout, queue sizes, completion channel, shared receive queue). A
+//! configuration that names a shared receive queue borrows it: the lifetime
+//! `'srq` keeps the queue alive for as long as the configuration can still
+//! hand it to a new connection request (see [`ConnCfg::set_srq`]).
 
+use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, Ordering::SeqCst};
 
@@ -16,15 +23,22 @@ pub const DEFAULT_Q_SIZE: u32 = 10;
 /// By default no separate receive completion queue is created.
 pub const DEFAULT_RCQ_SIZE: u32 = 0;
 
+// No doc comment here: cbindgen copies it into include/librpma.h, which
+// must stay as it is. The type is described in the module docs.
 #[derive(Debug)]
-pub struct ConnCfg {
+pub struct ConnCfg<'srq> {
     timeout_ms: AtomicI32,
     cq_size: AtomicU32,
     rcq_size: AtomicU32,
     sq_size: AtomicU32,
     rq_size: AtomicU32,
     shared_compl_channel: AtomicBool,
+    /// Null or an SRQ that outlives `'srq` (a borrow from `set_srq`, or the
+    /// C caller's promise to `set_srq_unchecked`).
     srq: AtomicPtr<Srq>,
+    /// The borrow of the SRQ, for the borrow checker and for the auto
+    /// traits (a configuration is Send/Sync only if `&Srq` is).
+    _srq: PhantomData<&'srq Srq>,
 }
 
 /// The values of a configuration at one moment.
@@ -39,7 +53,7 @@ pub(crate) struct ConnSettings {
     pub srq: Option<NonNull<Srq>>,
 }
 
-impl Default for ConnCfg {
+impl Default for ConnCfg<'_> {
     fn default() -> Self {
         ConnCfg {
             timeout_ms: AtomicI32::new(DEFAULT_TIMEOUT_MS),
@@ -49,12 +63,14 @@ impl Default for ConnCfg {
             rq_size: AtomicU32::new(DEFAULT_Q_SIZE),
             shared_compl_channel: AtomicBool::new(false),
             srq: AtomicPtr::new(std::ptr::null_mut()),
+            _srq: PhantomData,
         }
     }
 }
 
-impl ConnCfg {
-    pub fn new() -> ConnCfg {
+impl<'srq> ConnCfg<'srq> {
+    /// A configuration with the default values and no SRQ.
+    pub fn new() -> Self {
         ConnCfg::default()
     }
 
@@ -111,13 +127,62 @@ impl ConnCfg {
         self.shared_compl_channel.load(SeqCst)
     }
 
-    /// Makes connections use `srq`. The configuration only remembers the
-    /// queue; the caller keeps it alive for as long as connections built
-    /// from this configuration exist. There is no way back to "no SRQ".
-    pub fn set_srq(&self, srq: NonNull<Srq>) {
+    /// Makes connections built from this configuration receive through
+    /// `srq`, which stays borrowed for as long as the configuration lives.
+    /// There is no way back to "no SRQ".
+    ///
+    /// ```no_run
+    /// use rpma::{conn_cfg::ConnCfg, ep::Ep, peer::Peer, srq::Srq};
+    ///
+    /// fn serve(peer: &Peer, ep: &Ep) -> rpma::Result<()> {
+    ///     let srq = Srq::new(peer, None)?;
+    ///     let mut cfg = ConnCfg::new();
+    ///     cfg.set_srq(&srq);
+    ///     let _req = ep.next_conn_req(Some(&cfg))?;
+    ///     drop(cfg);
+    ///     srq.delete()
+    /// }
+    /// ```
+    ///
+    /// Dropping the SRQ while the configuration is still used afterwards
+    /// does not compile (E0505: the SRQ is moved out while borrowed):
+    ///
+    /// ```compile_fail,E0505
+    /// use rpma::{conn_cfg::ConnCfg, ep::Ep, peer::Peer, srq::Srq};
+    ///
+    /// fn serve(peer: &Peer, ep: &Ep) -> rpma::Result<()> {
+    ///     let srq = Srq::new(peer, None)?;
+    ///     let mut cfg = ConnCfg::new();
+    ///     cfg.set_srq(&srq);
+    ///     drop(srq);
+    ///     let _req = ep.next_conn_req(Some(&cfg))?;
+    ///     Ok(())
+    /// }
+    /// ```
+    ///
+    /// `&mut self` rather than `&self`: through a shared reference a
+    /// `ConnCfg<'long>` could be seen as a `ConnCfg<'short>` and be given an
+    /// SRQ that dies before it does.
+    pub fn set_srq(&mut self, srq: &'srq Srq) {
+        self.srq.store(NonNull::from(srq).as_ptr(), SeqCst);
+    }
+
+    /// Makes connections use the SRQ at `srq` without borrowing it: for
+    /// the C API, whose configurations live in heap handles and get the
+    /// queue as a raw pointer.
+    ///
+    /// # Safety
+    /// `srq` points to a live [`Srq`] that is not dropped while this
+    /// configuration may still be read by a request being built from it
+    /// (`Ep::next_conn_req`, `ConnReq::new`): the contract of
+    /// `rpma_conn_cfg_set_srq`, whose caller keeps the SRQ until every
+    /// connection request made with the configuration exists.
+    pub unsafe fn set_srq_unchecked(&self, srq: NonNull<Srq>) {
         self.srq.store(srq.as_ptr(), SeqCst);
     }
 
+    /// The SRQ set, if any, as a pointer (what `rpma_conn_cfg_get_srq`
+    /// returns).
     pub fn srq(&self) -> Option<NonNull<Srq>> {
         NonNull::new(self.srq.load(SeqCst))
     }
@@ -187,7 +252,9 @@ mod tests {
     fn srq_is_remembered() {
         let cfg = ConnCfg::new();
         let fake = NonNull::<Srq>::dangling();
-        cfg.set_srq(fake);
+        // SAFETY: the configuration is only read back here, never used to
+        // build a request, so the pointer is never dereferenced.
+        unsafe { cfg.set_srq_unchecked(fake) };
         assert_eq!(cfg.srq(), Some(fake));
         cfg.set_compl_channel(true);
         assert!(cfg.settings().shared_compl_channel);

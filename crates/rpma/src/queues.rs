@@ -27,8 +27,10 @@ impl Queues {
     /// Builds the CQs and the QP of `id` from a configuration snapshot.
     #[inline]
     pub(crate) fn build(peer: &Peer, id: &CmId, s: &ConnSettings) -> Result<Queues> {
-        // SAFETY: a configured SRQ is a live SRQ of this library (the C
-        // caller's contract for rpma_conn_cfg_set_srq).
+        // SAFETY: an SRQ in the settings outlives the configuration they
+        // were read from, which the caller still holds: ConnCfg::set_srq
+        // borrows the SRQ for the configuration's lifetime, and the caller
+        // of set_srq_unchecked promises the same.
         let srq = s.srq.map(|p| unsafe { p.as_ref() });
         let srq_rcq = srq.and_then(|q| q.rcq());
         if s.shared_compl_channel && srq_rcq.is_some() {
