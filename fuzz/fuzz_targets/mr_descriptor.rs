@@ -17,7 +17,7 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use rpma::mr::{usage, MrRemote};
+use rpma::mr::{MrRemote, Usage};
 use rpma::Error;
 
 const DESCRIPTOR_SIZE: usize = 21;
@@ -45,5 +45,8 @@ fuzz_target!(|data: &[u8]| {
         usage: data[20],
     };
     assert_eq!(*mr, expected);
-    assert_eq!(mr.flush_type(), i32::from(data[20]) & usage::FLUSH_TYPES);
+    assert_eq!(
+        mr.flush_type().bits(),
+        u32::from(data[20]) & Usage::FLUSH_TYPES.bits()
+    );
 });

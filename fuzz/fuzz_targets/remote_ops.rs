@@ -40,7 +40,7 @@ use fake_provider::Posted;
 use libfuzzer_sys::fuzz_target;
 use rpma::conn::Conn;
 use rpma::conn_req::ConnReq;
-use rpma::mr::{usage, MrLocal, MrRemote};
+use rpma::mr::{MrLocal, MrRemote, Usage};
 use rpma::peer::Peer;
 use rpma::peer_cfg::PeerCfg;
 use rpma::sys::*;
@@ -84,7 +84,7 @@ fuzz_target!(|data: &[u8]| {
     drop(cfg);
     let mut buf = vec![0x5Au8; LOCAL_LEN];
     let word: [u8; 8] = *b"8-bytes!";
-    let usage = usage::READ_DST | usage::WRITE_SRC;
+    let usage = Usage::READ_DST | Usage::WRITE_SRC;
     // SAFETY: buf stays alive (and in place) until the region is
     // deregistered below.
     let local = unsafe { MrLocal::reg(&peer, buf.as_mut_ptr().cast(), LOCAL_LEN, usage) }.unwrap();

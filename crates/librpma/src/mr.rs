@@ -2,7 +2,7 @@ use std::ffi::{c_int, c_void};
 
 use crate::{arg, boundary, get, out, put, put_new, take_handle};
 use rpma::error::Error;
-use rpma::mr::{MrLocal, MrRemote, DESCRIPTOR_SIZE};
+use rpma::mr::{MrLocal, MrRemote, Usage, DESCRIPTOR_SIZE};
 use rpma::peer::Peer;
 
 /// Registers a memory region.
@@ -22,6 +22,9 @@ pub unsafe extern "C" fn rpma_mr_reg(
         // SAFETY: caller contract above.
         let peer = unsafe { arg(peer) }?;
         let slot = out(mr_ptr)?;
+        // Bits outside the eight usages are INVAL here, 0 in reg: both
+        // without a log, like every other INVAL of rpma_mr_reg.
+        let usage = Usage::try_from(usage)?;
         // SAFETY: the memory is the caller's (contract above).
         let mr = unsafe { MrLocal::reg(peer, ptr, size, usage) }?;
         // SAFETY: checked output pointer.
@@ -137,7 +140,7 @@ pub unsafe extern "C" fn rpma_mr_remote_get_flush_type(
     flush_type: *mut c_int,
 ) -> c_int {
     // SAFETY: caller contract above.
-    unsafe { get(mr, flush_type, MrRemote::flush_type) }
+    unsafe { get(mr, flush_type, |m| m.flush_type().bits() as c_int) }
 }
 
 /// Deletes a remote region.

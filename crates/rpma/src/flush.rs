@@ -11,7 +11,7 @@ use std::sync::atomic::{fence, AtomicUsize, Ordering};
 use crate::alloc::try_box;
 use crate::error::{errno, Errno, Error, Result};
 use crate::log::Level;
-use crate::mr::{usage, MrLocal, MrRemote};
+use crate::mr::{MrLocal, MrRemote, Usage};
 use crate::peer::Peer;
 use crate::sys;
 
@@ -58,10 +58,10 @@ pub(crate) fn check(kind: FlushType, direct_write_to_pmem: bool, dst: &MrRemote)
         FlushType::Persistent if !direct_write_to_pmem => {
             "Connection does not support flush to persistency. Check if the remote node supports direct write to persistent memory."
         }
-        FlushType::Persistent if allowed & usage::FLUSH_TYPE_PERSISTENT == 0 => {
+        FlushType::Persistent if !allowed.contains(Usage::FLUSH_TYPE_PERSISTENT) => {
             "The remote memory region does not support flushing to persistency"
         }
-        FlushType::Visibility if allowed & usage::FLUSH_TYPE_VISIBILITY == 0 => {
+        FlushType::Visibility if !allowed.contains(Usage::FLUSH_TYPE_VISIBILITY) => {
             "The remote memory region does not support flushing to global visibility"
         }
         _ => return Ok(()),
@@ -132,7 +132,7 @@ impl Apm {
         };
         // SAFETY: the page stays mapped until after the MR is deregistered
         // (release order in delete/drop).
-        apm.mr = Some(unsafe { MrLocal::reg(peer, page.as_ptr(), READ_LEN, usage::READ_DST) }?);
+        apm.mr = Some(unsafe { MrLocal::reg(peer, page.as_ptr(), READ_LEN, Usage::READ_DST) }?);
         Ok(apm)
     }
 

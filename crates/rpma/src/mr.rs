@@ -14,20 +14,177 @@ use crate::log::Level;
 use crate::peer::Peer;
 use crate::sys;
 
-/// What a region is used for; the `RPMA_MR_USAGE_*` bits.
-pub mod usage {
-    pub const READ_SRC: i32 = 1 << 0;
-    pub const READ_DST: i32 = 1 << 1;
-    pub const WRITE_SRC: i32 = 1 << 2;
-    pub const WRITE_DST: i32 = 1 << 3;
-    pub const FLUSH_TYPE_VISIBILITY: i32 = 1 << 4;
-    pub const FLUSH_TYPE_PERSISTENT: i32 = 1 << 5;
-    pub const SEND: i32 = 1 << 6;
-    pub const RECV: i32 = 1 << 7;
+/// What a local region is used for: a set of the `RPMA_MR_USAGE_*` bits,
+/// from which registration derives the access rights the region gets.
+///
+/// Only the eight defined bits can be in a `Usage`; [`Usage::from_bits`]
+/// and `TryFrom<i32>` refuse anything else.
+///
+/// ```
+/// use rpma::mr::Usage;
+///
+/// let mut u = Usage::READ_DST | Usage::WRITE_SRC;
+/// u |= Usage::RECV;
+/// assert!(u.contains(Usage::READ_DST | Usage::RECV));
+/// assert!(!u.intersects(Usage::FLUSH_TYPES));
+/// assert_eq!(u.bits(), 0x86);
+/// assert_eq!(format!("{u:?}"), "Usage(READ_DST | WRITE_SRC | RECV)");
+/// assert_eq!(Usage::from_bits(0x100), None);
+/// assert_eq!(Usage::try_from(-1), Err(rpma::Error::Inval));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Usage(u32);
+
+// The constants are spelled as calls, not as `Usage(1 << n)`: cbindgen,
+// which reads this crate for librpma.h, would otherwise take them for C
+// constants (C has the RPMA_MR_USAGE_* #defines already).
+impl Usage {
+    /// The region is read by the peer (`RPMA_MR_USAGE_READ_SRC`).
+    pub const READ_SRC: Usage = Usage::bit(0);
+    /// Data read from the peer lands here (`RPMA_MR_USAGE_READ_DST`).
+    pub const READ_DST: Usage = Usage::bit(1);
+    /// Data written to the peer comes from here (`RPMA_MR_USAGE_WRITE_SRC`).
+    pub const WRITE_SRC: Usage = Usage::bit(2);
+    /// The peer writes into the region (`RPMA_MR_USAGE_WRITE_DST`).
+    pub const WRITE_DST: Usage = Usage::bit(3);
+    /// The peer may flush the region to global visibility
+    /// (`RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY`).
+    pub const FLUSH_TYPE_VISIBILITY: Usage = Usage::bit(4);
+    /// The peer may flush the region to persistence
+    /// (`RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT`).
+    pub const FLUSH_TYPE_PERSISTENT: Usage = Usage::bit(5);
+    /// Messages are sent from here (`RPMA_MR_USAGE_SEND`).
+    pub const SEND: Usage = Usage::bit(6);
+    /// Messages are received here (`RPMA_MR_USAGE_RECV`).
+    pub const RECV: Usage = Usage::bit(7);
     /// Every defined bit.
-    pub const ALL: i32 = 0xFF;
+    pub const ALL: Usage = Usage::from_bits_truncate(u32::MAX);
     /// The two flush bits, as `rpma_mr_remote_get_flush_type` reports them.
-    pub const FLUSH_TYPES: i32 = FLUSH_TYPE_VISIBILITY | FLUSH_TYPE_PERSISTENT;
+    pub const FLUSH_TYPES: Usage = Usage::FLUSH_TYPE_VISIBILITY.union(Usage::FLUSH_TYPE_PERSISTENT);
+
+    /// The names `Debug` prints, in bit order.
+    const NAMES: [(&'static str, Usage); 8] = [
+        ("READ_SRC", Usage::READ_SRC),
+        ("READ_DST", Usage::READ_DST),
+        ("WRITE_SRC", Usage::WRITE_SRC),
+        ("WRITE_DST", Usage::WRITE_DST),
+        ("FLUSH_TYPE_VISIBILITY", Usage::FLUSH_TYPE_VISIBILITY),
+        ("FLUSH_TYPE_PERSISTENT", Usage::FLUSH_TYPE_PERSISTENT),
+        ("SEND", Usage::SEND),
+        ("RECV", Usage::RECV),
+    ];
+
+    /// The set with only bit `n`.
+    const fn bit(n: u32) -> Usage {
+        Usage(1 << n)
+    }
+
+    /// The empty set (which registration refuses).
+    #[inline]
+    pub const fn empty() -> Usage {
+        Usage(0)
+    }
+
+    /// The set with exactly `bits`, or `None` if a bit outside
+    /// [`Usage::ALL`] is set.
+    #[inline]
+    pub const fn from_bits(bits: u32) -> Option<Usage> {
+        match bits & !Self::ALL.0 {
+            0 => Some(Usage(bits)),
+            _ => None,
+        }
+    }
+
+    /// The defined bits of `bits`, the others dropped: for usage bytes that
+    /// come from a peer and are only ever tested bit by bit.
+    #[inline]
+    pub const fn from_bits_truncate(bits: u32) -> Usage {
+        Usage(bits & 0xFF)
+    }
+
+    /// The bits, as the C API spells them.
+    #[inline]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// Whether no bit is set.
+    #[inline]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Whether every bit of `other` is set in `self`.
+    #[inline]
+    pub const fn contains(self, other: Usage) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The bits of both sets; `|` in const context.
+    #[inline]
+    pub const fn union(self, other: Usage) -> Usage {
+        Usage(self.0 | other.0)
+    }
+
+    /// Whether `self` and `other` have a bit in common.
+    #[inline]
+    pub const fn intersects(self, other: Usage) -> bool {
+        self.0 & other.0 != 0
+    }
+}
+
+impl std::ops::BitOr for Usage {
+    type Output = Usage;
+    #[inline]
+    fn bitor(self, rhs: Usage) -> Usage {
+        Usage(self.0 | rhs.0)
+    }
+}
+
+impl std::ops::BitOrAssign for Usage {
+    #[inline]
+    fn bitor_assign(&mut self, rhs: Usage) {
+        self.0 |= rhs.0;
+    }
+}
+
+impl std::ops::BitAnd for Usage {
+    type Output = Usage;
+    #[inline]
+    fn bitand(self, rhs: Usage) -> Usage {
+        Usage(self.0 & rhs.0)
+    }
+}
+
+/// The C API's `int usage`: a negative value or a bit above the eight
+/// usages is `Error::Inval`, as `rpma_mr_reg` reports it. 0 converts (to
+/// the empty set); registration is what refuses it.
+impl TryFrom<i32> for Usage {
+    type Error = Error;
+    #[inline]
+    fn try_from(bits: i32) -> Result<Usage> {
+        u32::try_from(bits)
+            .ok()
+            .and_then(Usage::from_bits)
+            .ok_or(Error::Inval)
+    }
+}
+
+impl std::fmt::Debug for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Usage(")?;
+        let mut names = Self::NAMES.iter().filter(|(_, u)| self.contains(*u));
+        match names.next() {
+            None => f.write_str("empty")?,
+            Some((first, _)) => {
+                f.write_str(first)?;
+                for (name, _) in names {
+                    write!(f, " | {name}")?;
+                }
+            }
+        }
+        f.write_str(")")
+    }
 }
 
 /// Size of a memory-region descriptor in bytes.
@@ -40,36 +197,36 @@ pub const DESCRIPTOR_SIZE: usize = 21;
 /// flush) and, when the device has native flush, the native FLUSH of that
 /// placement (C 1.3.0 and ours). See rpma_mr_reg(3) for why the read right
 /// this adds is no wider than what the region already exposes.
-fn access_for(peer: &Peer, usage: i32) -> c_int {
+fn access_for(peer: &Peer, usage: Usage) -> c_int {
     let mut access = 0;
-    if usage & usage::READ_SRC != 0 {
+    if usage.contains(Usage::READ_SRC) {
         access |= sys::IBV_ACCESS_REMOTE_READ;
     }
-    if usage & usage::READ_DST != 0 {
+    if usage.contains(Usage::READ_DST) {
         access |= sys::IBV_ACCESS_LOCAL_WRITE;
         // iWARP carries an RDMA read back as a write into the reader's buffer.
         if peer.is_iwarp() {
             access |= sys::IBV_ACCESS_REMOTE_WRITE;
         }
     }
-    if usage & usage::WRITE_SRC != 0 {
+    if usage.contains(Usage::WRITE_SRC) {
         access |= sys::IBV_ACCESS_LOCAL_WRITE;
     }
-    if usage & usage::WRITE_DST != 0 {
+    if usage.contains(Usage::WRITE_DST) {
         access |= sys::IBV_ACCESS_REMOTE_WRITE | sys::IBV_ACCESS_LOCAL_WRITE;
     }
-    if usage & usage::FLUSH_TYPES != 0 {
+    if usage.intersects(Usage::FLUSH_TYPES) {
         access |= sys::IBV_ACCESS_REMOTE_READ;
         if peer.native().flush {
-            if usage & usage::FLUSH_TYPE_VISIBILITY != 0 {
+            if usage.contains(Usage::FLUSH_TYPE_VISIBILITY) {
                 access |= sys::IBV_ACCESS_FLUSH_GLOBAL;
             }
-            if usage & usage::FLUSH_TYPE_PERSISTENT != 0 {
+            if usage.contains(Usage::FLUSH_TYPE_PERSISTENT) {
                 access |= sys::IBV_ACCESS_FLUSH_PERSISTENT;
             }
         }
     }
-    if usage & usage::RECV != 0 {
+    if usage.contains(Usage::RECV) {
         access |= sys::IBV_ACCESS_LOCAL_WRITE;
     }
     access as c_int
@@ -79,7 +236,7 @@ fn access_for(peer: &Peer, usage: i32) -> c_int {
 #[derive(Debug)]
 pub struct MrLocal {
     mr: NonNull<sys::ibv_mr>,
-    usage: i32,
+    usage: Usage,
 }
 
 // SAFETY: an ibv_mr is a libibverbs object usable from any thread; the
@@ -90,15 +247,15 @@ unsafe impl Sync for MrLocal {}
 
 impl MrLocal {
     /// Registers `size` bytes at `ptr` with the peer's protection domain,
-    /// with the access rights `usage` needs. `usage` must be a non-empty
-    /// combination of [`usage`] bits.
+    /// with the access rights `usage` needs. An empty `usage`, a null `ptr`
+    /// or a zero `size` is `Error::Inval`.
     ///
     /// # Safety
     /// The memory stays allocated until the region is deregistered: the
     /// device reads and writes it (remote peers too, as `usage` allows)
     /// without the compiler knowing.
-    pub unsafe fn reg(peer: &Peer, ptr: *mut c_void, size: usize, usage: i32) -> Result<MrLocal> {
-        if ptr.is_null() || size == 0 || usage == 0 || usage & !usage::ALL != 0 {
+    pub unsafe fn reg(peer: &Peer, ptr: *mut c_void, size: usize, usage: Usage) -> Result<MrLocal> {
+        if ptr.is_null() || size == 0 || usage.is_empty() {
             return Err(Error::Inval);
         }
         let mut access = access_for(peer, usage);
@@ -149,7 +306,7 @@ impl MrLocal {
         self.raw().rkey
     }
 
-    pub fn usage(&self) -> i32 {
+    pub fn usage(&self) -> Usage {
         self.usage
     }
 
@@ -159,7 +316,7 @@ impl MrLocal {
         d[0..8].copy_from_slice(&(self.ptr() as u64).to_le_bytes());
         d[8..16].copy_from_slice(&(self.size() as u64).to_le_bytes());
         d[16..20].copy_from_slice(&self.rkey().to_le_bytes());
-        d[20] = self.usage as u8;
+        d[20] = self.usage.bits() as u8;
         d
     }
 
@@ -275,15 +432,58 @@ impl MrRemote {
         Ok(mr)
     }
 
-    /// The flush usage bits of the region (`RPMA_MR_USAGE_FLUSH_TYPE_*`).
-    pub fn flush_type(&self) -> i32 {
-        self.usage as i32 & usage::FLUSH_TYPES
+    /// The flush usages of the region (`RPMA_MR_USAGE_FLUSH_TYPE_*`).
+    #[inline]
+    pub fn flush_type(&self) -> Usage {
+        Usage::from_bits_truncate(u32::from(self.usage)) & Usage::FLUSH_TYPES
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn usage_bits_are_the_c_values() {
+        let named = [
+            (Usage::READ_SRC, 1),
+            (Usage::READ_DST, 2),
+            (Usage::WRITE_SRC, 4),
+            (Usage::WRITE_DST, 8),
+            (Usage::FLUSH_TYPE_VISIBILITY, 16),
+            (Usage::FLUSH_TYPE_PERSISTENT, 32),
+            (Usage::SEND, 64),
+            (Usage::RECV, 128),
+        ];
+        let mut all = Usage::empty();
+        for (u, bits) in named {
+            assert_eq!(u.bits(), bits);
+            all |= u;
+        }
+        assert_eq!(all, Usage::ALL);
+        assert_eq!(Usage::FLUSH_TYPES.bits(), 0x30);
+        assert_eq!(format!("{:?}", Usage::empty()), "Usage(empty)");
+    }
+
+    /// The conversion from rpma_mr_reg's `int`: the values of
+    /// tests-c/live/rpma_mr_reg.c. 0 converts; reg refuses it.
+    #[test]
+    fn usage_from_c_int() {
+        for v in 0..=0xFF {
+            assert_eq!(Usage::try_from(v).map(Usage::bits), Ok(v as u32));
+        }
+        for v in [
+            0x100,
+            0x1FF,
+            0x201,
+            0x4000_0000,
+            i32::MIN,
+            -1,
+            i32::MIN | 0xFF,
+        ] {
+            assert_eq!(Usage::try_from(v), Err(Error::Inval), "{v:#x}");
+        }
+    }
 
     #[test]
     fn descriptor_decodes_little_endian_and_validates() {
@@ -297,7 +497,7 @@ mod tests {
             (r.raddr, r.size, r.rkey, r.usage),
             (0x7f12_3456_0000, 4096, 0x1234_abcd, 0x18)
         );
-        assert_eq!(r.flush_type(), usage::FLUSH_TYPE_VISIBILITY);
+        assert_eq!(r.flush_type(), Usage::FLUSH_TYPE_VISIBILITY);
         assert_eq!(
             MrRemote::from_descriptor(&d[..20]).err(),
             Some(Error::Inval)
@@ -305,6 +505,9 @@ mod tests {
         d[20] = 0;
         assert_eq!(MrRemote::from_descriptor(&d).err(), Some(Error::Inval));
         d[20] = 0xFF;
-        assert_eq!(MrRemote::from_descriptor(&d).unwrap().flush_type(), 0x30);
+        assert_eq!(
+            MrRemote::from_descriptor(&d).unwrap().flush_type(),
+            Usage::FLUSH_TYPES
+        );
     }
 }
