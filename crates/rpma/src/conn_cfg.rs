@@ -23,8 +23,16 @@ pub const DEFAULT_Q_SIZE: u32 = 10;
 /// By default no separate receive completion queue is created.
 pub const DEFAULT_RCQ_SIZE: u32 = 0;
 
-// No doc comment here: cbindgen copies it into include/librpma.h, which
-// must stay as it is. The type is described in the module docs.
+// The doc is for rustdoc only: a doc comment would also reach
+// include/librpma.h through cbindgen, which must stay as it is.
+#[cfg_attr(
+    doc,
+    doc = "The parameters of the connection requests built from it: resolution \
+           timeout, queue sizes, completion channel and shared receive queue. \
+           A configuration that names an SRQ borrows it for `'srq` (see \
+           [`ConnCfg::set_srq`])."
+)]
+#[allow(missing_docs)]
 #[derive(Debug)]
 pub struct ConnCfg<'srq> {
     timeout_ms: AtomicI32,
@@ -83,46 +91,58 @@ impl<'srq> ConnCfg<'srq> {
         Ok(())
     }
 
+    /// The resolution timeout, in milliseconds.
     pub fn timeout(&self) -> i32 {
         self.timeout_ms.load(SeqCst)
     }
 
+    /// Sets the size of the main completion queue.
     pub fn set_cq_size(&self, size: u32) {
         self.cq_size.store(size, SeqCst);
     }
 
+    /// The size of the main completion queue.
     pub fn cq_size(&self) -> u32 {
         self.cq_size.load(SeqCst)
     }
 
+    /// Sets the size of the separate receive completion queue (0: receives
+    /// complete on the main one).
     pub fn set_rcq_size(&self, size: u32) {
         self.rcq_size.store(size, SeqCst);
     }
 
+    /// The size of the receive completion queue (0: none).
     pub fn rcq_size(&self) -> u32 {
         self.rcq_size.load(SeqCst)
     }
 
+    /// Sets the size of the send queue.
     pub fn set_sq_size(&self, size: u32) {
         self.sq_size.store(size, SeqCst);
     }
 
+    /// The size of the send queue.
     pub fn sq_size(&self) -> u32 {
         self.sq_size.load(SeqCst)
     }
 
+    /// Sets the size of the receive queue.
     pub fn set_rq_size(&self, size: u32) {
         self.rq_size.store(size, SeqCst);
     }
 
+    /// The size of the receive queue.
     pub fn rq_size(&self) -> u32 {
         self.rq_size.load(SeqCst)
     }
 
+    /// Chooses whether the completion queues share one completion channel.
     pub fn set_compl_channel(&self, shared: bool) {
         self.shared_compl_channel.store(shared, SeqCst);
     }
 
+    /// Whether the completion queues share one completion channel.
     pub fn compl_channel(&self) -> bool {
         self.shared_compl_channel.load(SeqCst)
     }

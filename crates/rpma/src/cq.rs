@@ -157,6 +157,7 @@ impl Cq {
         unsafe { sys::ibv_poll_cq(self.cq.as_ptr(), asked, wc) }
     }
 
+    /// The libibverbs completion queue, live as long as `self`.
     pub fn as_ptr(&self) -> *mut sys::ibv_cq {
         self.cq.as_ptr()
     }

@@ -12,28 +12,41 @@ use crate::log::Level;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[repr(i32)]
 pub enum Error {
+    /// A failure with no better description (`RPMA_E_UNKNOWN`).
     #[error("Unknown error")]
     Unknown = -100000,
+    /// The operation is not supported (`RPMA_E_NOSUPP`).
     #[error("Not supported")]
     NoSupp = -100001,
+    /// libibverbs or librdmacm failed; the log says how (`RPMA_E_PROVIDER`).
     #[error("Provider error occurred")]
     Provider = -100002,
+    /// Memory could not be allocated (`RPMA_E_NOMEM`).
     #[error("Out of memory")]
     NoMem = -100003,
+    /// An argument is invalid (`RPMA_E_INVAL`).
     #[error("Invalid argument")]
     Inval = -100004,
+    /// No completion is ready yet (`RPMA_E_NO_COMPLETION`).
     #[error("No next completion available")]
     NoCompletion = -100005,
+    /// No event is ready yet (`RPMA_E_NO_EVENT`).
     #[error("No next event available")]
     NoEvent = -100006,
+    /// A temporary condition; retrying may succeed (`RPMA_E_AGAIN`).
     #[error("Temporary error, try again")]
     Again = -100007,
+    /// The completion channel is shared, so the call does not apply
+    /// (`RPMA_E_SHARED_CHANNEL`).
     #[error("Completion channel is shared")]
     SharedChannel = -100008,
+    /// The completion channel is not shared, so the call does not apply
+    /// (`RPMA_E_NOT_SHARED_CHNL`).
     #[error("Completion channel is not shared")]
     NotSharedChnl = -100009,
 }
 
+/// The result of every fallible operation of this crate.
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {

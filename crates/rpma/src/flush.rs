@@ -40,6 +40,8 @@ impl FlushType {
         }
     }
 
+    /// The flush type of the C value `value` (`enum rpma_flush_type`); any
+    /// value is accepted, as the C library accepts it.
     pub fn from_c(value: std::ffi::c_int) -> FlushType {
         match value {
             0 => FlushType::Persistent,

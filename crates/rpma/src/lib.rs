@@ -5,6 +5,8 @@
 //! the C library; `rpma-sys` (re-exported as [`sys`]) holds the raw
 //! bindings to libibverbs and librdmacm below them.
 
+#![deny(missing_docs)]
+
 #[macro_use]
 pub mod log;
 

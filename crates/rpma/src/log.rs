@@ -18,16 +18,24 @@ use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering::SeqCst};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(i32)]
 pub enum Level {
+    /// Nothing is logged (as a threshold).
     Disabled = -1,
+    /// The library cannot go on.
     Fatal = 0,
+    /// An operation failed.
     Error = 1,
+    /// Something unexpected that the library works around.
     Warning = 2,
+    /// A normal but noteworthy step.
     Notice = 3,
+    /// Informational detail.
     Info = 4,
+    /// Debugging detail.
     Debug = 5,
 }
 
 impl Level {
+    /// The level with C value `raw`, or `None` outside the enum.
     pub fn from_raw(raw: i32) -> Option<Level> {
         Some(match raw {
             -1 => Level::Disabled,
@@ -66,6 +74,7 @@ pub enum Threshold {
 }
 
 impl Threshold {
+    /// The threshold with C value `raw`, or `None` outside the enum.
     pub fn from_raw(raw: i32) -> Option<Threshold> {
         match raw {
             0 => Some(Threshold::Main),
@@ -95,10 +104,13 @@ static THRESHOLDS: [AtomicI32; 2] = [
     AtomicI32::new(Level::Disabled as i32),
 ];
 
+/// Sets `threshold` to `level`: messages less severe than `level` do not
+/// pass it.
 pub fn set_threshold(threshold: Threshold, level: Level) {
     THRESHOLDS[threshold as usize].store(level as i32, SeqCst);
 }
 
+/// The current level of `threshold`.
 pub fn threshold(threshold: Threshold) -> Level {
     // Only valid levels are ever stored.
     Level::from_raw(THRESHOLDS[threshold as usize].load(SeqCst)).unwrap_or(Level::Disabled)

@@ -298,14 +298,17 @@ impl MrLocal {
         self.raw().length
     }
 
+    /// The key local work requests use for the region.
     pub fn lkey(&self) -> u32 {
         self.raw().lkey
     }
 
+    /// The key a remote peer uses to access the region.
     pub fn rkey(&self) -> u32 {
         self.raw().rkey
     }
 
+    /// What the region was registered for.
     pub fn usage(&self) -> Usage {
         self.usage
     }
@@ -382,9 +385,14 @@ impl Drop for MrLocal {
 /// it is trusted: the remote device checks every access against the rkey.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MrRemote {
+    /// The region's address in the remote peer's memory.
     pub raddr: u64,
+    /// The region's length in bytes.
     pub size: u64,
+    /// The key of the region at the remote peer.
     pub rkey: u32,
+    /// The usage bits the owner registered it with, as sent (unknown bits
+    /// included).
     pub usage: u8,
 }
 

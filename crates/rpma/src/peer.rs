@@ -92,6 +92,7 @@ impl Peer {
             .share()
     }
 
+    /// The protection domain every registration and queue of the peer uses.
     pub fn pd(&self) -> *mut sys::ibv_pd {
         self.pd.as_ptr()
     }
@@ -102,14 +103,20 @@ impl Peer {
         unsafe { self.pd.as_ref().context }
     }
 
+    /// Whether the device supports on-demand paging (used when memory cannot
+    /// be pinned).
     pub fn is_odp_capable(&self) -> bool {
         self.odp_capable
     }
 
+    /// Whether the device has a native atomic write (otherwise it is
+    /// emulated with an inline write).
     pub fn has_native_atomic_write(&self) -> bool {
         self.native.atomic_write
     }
 
+    /// Whether the device has a native flush (otherwise it is emulated with
+    /// a read).
     pub fn has_native_flush(&self) -> bool {
         self.native.flush
     }
@@ -124,6 +131,8 @@ impl Peer {
         self.native
     }
 
+    /// Whether the device is iWARP, whose RDMA read needs remote write
+    /// access on the reader's buffer.
     pub fn is_iwarp(&self) -> bool {
         self.iwarp
     }

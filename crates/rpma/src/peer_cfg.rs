@@ -23,10 +23,13 @@ impl PeerCfg {
         PeerCfg::default()
     }
 
+    /// Declares whether this peer's RDMA writes reach persistent memory
+    /// directly.
     pub fn set_direct_write_to_pmem(&self, supported: bool) {
         self.direct_write_to_pmem.store(supported, Ordering::SeqCst);
     }
 
+    /// Whether direct write to persistent memory is declared.
     pub fn direct_write_to_pmem(&self) -> bool {
         self.direct_write_to_pmem.load(Ordering::SeqCst)
     }

@@ -46,6 +46,7 @@ impl Srq {
         Ok(me)
     }
 
+    /// The libibverbs SRQ, live as long as `self`.
     pub fn as_ptr(&self) -> *mut sys::ibv_srq {
         self.srq.as_ptr()
     }

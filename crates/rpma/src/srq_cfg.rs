@@ -7,6 +7,14 @@ use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
 /// 100 but creates 20; programs observe 20, so 20 it is.
 pub const DEFAULT_SRQ_SIZE: u32 = 20;
 
+// The doc is for rustdoc only: a doc comment would also reach
+// include/librpma.h through cbindgen, which must stay as it is.
+#[cfg_attr(
+    doc,
+    doc = "The sizes an SRQ is created with: its receive queue and its own \
+           receive completion queue (0: none)."
+)]
+#[allow(missing_docs)]
 #[derive(Debug)]
 pub struct SrqCfg {
     rq_size: AtomicU32,
@@ -23,22 +31,27 @@ impl Default for SrqCfg {
 }
 
 impl SrqCfg {
+    /// A configuration with the default sizes.
     pub fn new() -> SrqCfg {
         SrqCfg::default()
     }
 
+    /// Sets the number of receives the SRQ holds.
     pub fn set_rq_size(&self, size: u32) {
         self.rq_size.store(size, SeqCst);
     }
 
+    /// The number of receives the SRQ holds.
     pub fn rq_size(&self) -> u32 {
         self.rq_size.load(SeqCst)
     }
 
+    /// Sets the size of the SRQ's own receive CQ (0: none).
     pub fn set_rcq_size(&self, size: u32) {
         self.rcq_size.store(size, SeqCst);
     }
 
+    /// The size of the SRQ's own receive CQ (0: none).
     pub fn rcq_size(&self) -> u32 {
         self.rcq_size.load(SeqCst)
     }

@@ -25,6 +25,7 @@ pub enum ContextType {
 }
 
 impl ContextType {
+    /// The context type with C value `raw`, or `None` outside the enum.
     pub fn from_raw(raw: i32) -> Option<ContextType> {
         match raw {
             0 => Some(ContextType::Local),

@@ -7,15 +7,22 @@ use std::ffi::CStr;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum ConnEvent {
+    /// No event, or one this library does not know.
     Undefined = -1,
+    /// The connection is up.
     Established = 0,
+    /// The connection was closed (by either side).
     Closed = 1,
+    /// The connection broke down.
     Lost = 2,
+    /// The peer rejected the connection.
     Rejected = 3,
+    /// The peer could not be reached.
     Unreachable = 4,
 }
 
 impl ConnEvent {
+    /// The event with C value `raw`, or `None` for a value outside the enum.
     pub fn from_raw(raw: i32) -> Option<ConnEvent> {
         Some(match raw {
             -1 => ConnEvent::Undefined,
@@ -28,6 +35,7 @@ impl ConnEvent {
         })
     }
 
+    /// The description `rpma_utils_conn_event_2str` returns for the event.
     pub const fn as_cstr(self) -> &'static CStr {
         match self {
             ConnEvent::Undefined => c"Undefined connection event",

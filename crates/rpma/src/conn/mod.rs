@@ -216,15 +216,20 @@ impl Conn {
             .store(cfg.direct_write_to_pmem(), SeqCst);
     }
 
+    /// Whether the remote peer declared direct write to persistent memory
+    /// (the latest `apply_remote_peer_cfg`), which a persistent flush needs.
     pub fn direct_write_to_pmem(&self) -> bool {
         self.direct_write_to_pmem.load(SeqCst)
     }
 
+    /// The number of the connection's queue pair.
     pub fn qp_num(&self) -> u32 {
         // SAFETY: the QP exists from creation until delete.
         unsafe { (*self.qp).qp_num }
     }
 
+    /// The connection's queue pair, for callers that drive libibverbs
+    /// directly; it lives as long as the connection.
     #[inline]
     pub fn qp(&self) -> *mut sys::ibv_qp {
         self.qp
