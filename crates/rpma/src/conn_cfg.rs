@@ -182,7 +182,18 @@ impl<'srq> ConnCfg<'srq> {
     ///
     /// `&mut self` rather than `&self`: through a shared reference a
     /// `ConnCfg<'long>` could be seen as a `ConnCfg<'short>` and be given an
-    /// SRQ that dies before it does.
+    /// SRQ that dies before it does. So a shared configuration cannot take
+    /// a queue that lives shorter than it (E0596: not borrowed mutably):
+    ///
+    /// ```compile_fail,E0596
+    /// use rpma::{conn_cfg::ConnCfg, peer::Peer, srq::Srq};
+    ///
+    /// fn attach(cfg: &ConnCfg<'static>, peer: &Peer) -> rpma::Result<()> {
+    ///     let srq = Srq::new(peer, None)?;
+    ///     cfg.set_srq(&srq);
+    ///     Ok(())
+    /// }
+    /// ```
     pub fn set_srq(&mut self, srq: &'srq Srq) {
         self.srq.store(NonNull::from(srq).as_ptr(), SeqCst);
     }

@@ -67,8 +67,9 @@ impl ConnReq {
     /// the request comes on the heap, ready to be a C handle.
     ///
     /// # Safety
-    /// `peer` outlives the request and the connection made from it; a
-    /// configured SRQ is live.
+    /// `peer` outlives the request and the connection made from it; an SRQ
+    /// set with `ConnCfg::set_srq_unchecked` is live (one set with
+    /// `ConnCfg::set_srq` is, by its borrow).
     pub unsafe fn new(
         peer: &Peer,
         addr: &CStr,
