@@ -265,26 +265,27 @@ pub unsafe extern "C" fn rpma_atomic_write(
     // Either path goes on by a jump, before its frame is set up.
     if !c.has_native_atomic_write() {
         // SAFETY: caller contract above.
-        unsafe { emulated_atomic_write(c, dst, dst_offset, src, flags, op_context) }
+        unsafe { atomic_write_path::<false>(c, dst, dst_offset, src, flags, op_context) }
     } else {
         // A connection with native atomic writes (Debian 13's rxe, NICs
         // that have them).
         // SAFETY: caller contract above.
-        unsafe { native_atomic_write(c, dst, dst_offset, src, flags, op_context) }
+        unsafe { atomic_write_path::<true>(c, dst, dst_offset, src, flags, op_context) }
     }
 }
 
-/// `rpma_atomic_write` on a connection that emulates it. Out of
-/// line, so that the entry point above needs no stack frame of its own and
-/// both paths reach their code by a jump. Both paths are `extern "C"`, so
-/// the compiler knows they cannot unwind: the core's code they run is in
-/// another crate, and a call that might unwind out of the entry point would
-/// need an abort landing pad around it, which rules out the jump.
+/// `rpma_atomic_write` on a connection that emulates it (`NATIVE` false) or
+/// writes natively (true): the same checks, then the post, inlined here.
+/// Out of line, so that the entry point above needs no stack frame of its
+/// own and both paths reach their code by a jump. `extern "C"`, so the
+/// compiler knows it cannot unwind: the core's code it runs is in another
+/// crate, and a call that might unwind out of the entry point would need
+/// an abort landing pad around it, which rules out the jump.
 ///
 /// # Safety
 /// As for `rpma_atomic_write`.
 #[inline(never)]
-unsafe extern "C" fn emulated_atomic_write(
+unsafe extern "C" fn atomic_write_path<const NATIVE: bool>(
     conn: &Conn,
     dst: *mut MrRemote,
     dst_offset: usize,
@@ -295,28 +296,11 @@ unsafe extern "C" fn emulated_atomic_write(
     boundary(move || {
         // SAFETY: caller contract above.
         let (dst, src, completion) = unsafe { atomic_write_args(dst, src, flags) }?;
-        conn.atomic_write(dst, dst_offset, src, completion, op_context)
-    })
-}
-
-/// `rpma_atomic_write` on a connection that writes natively: the same
-/// checks, then the native post, inlined here.
-///
-/// # Safety
-/// As for `rpma_atomic_write`.
-#[inline(never)]
-unsafe extern "C" fn native_atomic_write(
-    conn: &Conn,
-    dst: *mut MrRemote,
-    dst_offset: usize,
-    src: *const c_char,
-    flags: c_int,
-    op_context: *const c_void,
-) -> c_int {
-    boundary(move || {
-        // SAFETY: caller contract above.
-        let (dst, src, completion) = unsafe { atomic_write_args(dst, src, flags) }?;
-        conn.native_atomic_write(dst, dst_offset, src, completion, op_context)
+        if NATIVE {
+            conn.native_atomic_write(dst, dst_offset, src, completion, op_context)
+        } else {
+            conn.atomic_write(dst, dst_offset, src, completion, op_context)
+        }
     })
 }
 
