@@ -88,9 +88,9 @@ pub unsafe fn ibv_req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int
 /// [`prepare_req_notify_cq`] has looked it up; 0 before, or if it is not
 /// there. A provider whose CQs the kernel arms (rxe, siw and others with no
 /// arming of their own in user space) installs that function as its
-/// `req_notify_cq`. In rdma-core 45 and later it sends the kernel's
-/// REQ_NOTIFY_CQ command through libibverbs' general command machinery
-/// (an ioctl that carries a write command), which costs about 240
+/// `req_notify_cq`. In rdma-core 44 and 56 (Debian 12 and 13) it sends the
+/// kernel's REQ_NOTIFY_CQ command through libibverbs' general command
+/// machinery (an ioctl that carries a write command), about 240
 /// instructions in user space: the larger part of a wait. `kernel_arm`
 /// sends the same command, as the kernel's stable uverbs write interface
 /// defines it, in one write(2). The comparison is made on every call, so a
