@@ -12,12 +12,22 @@ use rpma::mr::{MrLocal, MrRemote};
 use rpma::peer_cfg::PeerCfg;
 use rpma::{Completion, FlushType};
 
+/// The work request id of the caller's `op_context`, as the C library makes
+/// it: `wr_id = (uintptr_t)op_context`, bit-exact back in `ibv_wc::wr_id`.
+#[inline(always)]
+fn wr_id(op_context: *const c_void) -> u64 {
+    op_context as usize as u64
+}
+
 /// The connection's event fd.
 ///
 /// # Safety
 /// `conn` is NULL or a live connection; `fd` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_get_event_fd(conn: *const Conn, fd: *mut c_int) -> c_int {
+pub unsafe extern "C" fn rpma_conn_get_event_fd(
+    conn: *const Conn<'static>,
+    fd: *mut c_int,
+) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(conn, fd, Conn::event_fd) }
 }
@@ -27,7 +37,10 @@ pub unsafe extern "C" fn rpma_conn_get_event_fd(conn: *const Conn, fd: *mut c_in
 /// # Safety
 /// `conn` is NULL or a live connection; `event` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_next_event(conn: *mut Conn, event: *mut ConnEventArg) -> c_int {
+pub unsafe extern "C" fn rpma_conn_next_event(
+    conn: *mut Conn<'static>,
+    event: *mut ConnEventArg,
+) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above.
         let conn = unsafe { arg(conn) }?;
@@ -45,7 +58,7 @@ pub unsafe extern "C" fn rpma_conn_next_event(conn: *mut Conn, event: *mut ConnE
 /// `conn` is NULL or a live connection; `pdata` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_get_private_data(
-    conn: *const Conn,
+    conn: *const Conn<'static>,
     pdata: *mut rpma_conn_private_data,
 ) -> c_int {
     // SAFETY: caller contract above.
@@ -58,7 +71,7 @@ pub unsafe extern "C" fn rpma_conn_get_private_data(
 /// `conn` and `pcfg` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_apply_remote_peer_cfg(
-    conn: *mut Conn,
+    conn: *mut Conn<'static>,
     pcfg: *const PeerCfg,
 ) -> c_int {
     boundary(|| {
@@ -74,7 +87,10 @@ pub unsafe extern "C" fn rpma_conn_apply_remote_peer_cfg(
 /// # Safety
 /// `conn` is NULL or a live connection; `qp_num` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_get_qp_num(conn: *const Conn, qp_num: *mut u32) -> c_int {
+pub unsafe extern "C" fn rpma_conn_get_qp_num(
+    conn: *const Conn<'static>,
+    qp_num: *mut u32,
+) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(conn, qp_num, Conn::qp_num) }
 }
@@ -84,7 +100,10 @@ pub unsafe extern "C" fn rpma_conn_get_qp_num(conn: *const Conn, qp_num: *mut u3
 /// # Safety
 /// `conn` is NULL or a live connection; `cq_ptr` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_get_cq(conn: *const Conn, cq_ptr: *mut *mut Cq) -> c_int {
+pub unsafe extern "C" fn rpma_conn_get_cq(
+    conn: *const Conn<'static>,
+    cq_ptr: *mut *mut Cq,
+) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(conn, cq_ptr, |c| cq_handle(Some(c.cq()))) }
 }
@@ -94,7 +113,10 @@ pub unsafe extern "C" fn rpma_conn_get_cq(conn: *const Conn, cq_ptr: *mut *mut C
 /// # Safety
 /// `conn` is NULL or a live connection; `rcq_ptr` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_get_rcq(conn: *const Conn, rcq_ptr: *mut *mut Cq) -> c_int {
+pub unsafe extern "C" fn rpma_conn_get_rcq(
+    conn: *const Conn<'static>,
+    rcq_ptr: *mut *mut Cq,
+) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(conn, rcq_ptr, |c| cq_handle(c.rcq())) }
 }
@@ -104,7 +126,10 @@ pub unsafe extern "C" fn rpma_conn_get_rcq(conn: *const Conn, rcq_ptr: *mut *mut
 /// # Safety
 /// `conn` is NULL or a live connection; `fd` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_get_compl_fd(conn: *const Conn, fd: *mut c_int) -> c_int {
+pub unsafe extern "C" fn rpma_conn_get_compl_fd(
+    conn: *const Conn<'static>,
+    fd: *mut c_int,
+) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above.
         let conn = unsafe { arg(conn) }?;
@@ -121,7 +146,7 @@ pub unsafe extern "C" fn rpma_conn_get_compl_fd(conn: *const Conn, fd: *mut c_in
 /// # Safety
 /// `conn` is NULL or a live connection.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_disconnect(conn: *mut Conn) -> c_int {
+pub unsafe extern "C" fn rpma_conn_disconnect(conn: *mut Conn<'static>) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { arg(conn) }?.disconnect())
 }
@@ -131,7 +156,7 @@ pub unsafe extern "C" fn rpma_conn_disconnect(conn: *mut Conn) -> c_int {
 /// # Safety
 /// `conn_ptr` is NULL or points to NULL or to a connection from this library.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_delete(conn_ptr: *mut *mut Conn) -> c_int {
+pub unsafe extern "C" fn rpma_conn_delete(conn_ptr: *mut *mut Conn<'static>) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { take_handle(conn_ptr) }?.map_or(Ok(()), Conn::delete))
 }
@@ -142,8 +167,8 @@ pub unsafe extern "C" fn rpma_conn_delete(conn_ptr: *mut *mut Conn) -> c_int {
 /// `conn`, `dst` and `src` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_read(
-    conn: *mut Conn,
-    dst: *mut MrLocal,
+    conn: *mut Conn<'static>,
+    dst: *mut MrLocal<'static>,
     dst_offset: usize,
     src: *const MrRemote,
     src_offset: usize,
@@ -156,7 +181,13 @@ pub unsafe extern "C" fn rpma_read(
         let (conn, dst, src) = unsafe { (arg(conn)?, dst.as_ref(), src.as_ref()) };
         let completion = Completion::from_flags(flags)?;
         conn.read(
-            dst, dst_offset, src, src_offset, len, completion, op_context,
+            dst,
+            dst_offset,
+            src,
+            src_offset,
+            len,
+            completion,
+            wr_id(op_context),
         )
     })
 }
@@ -167,10 +198,10 @@ pub unsafe extern "C" fn rpma_read(
 /// `conn`, `dst` and `src` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_write(
-    conn: *mut Conn,
+    conn: *mut Conn<'static>,
     dst: *mut MrRemote,
     dst_offset: usize,
-    src: *const MrLocal,
+    src: *const MrLocal<'static>,
     src_offset: usize,
     len: usize,
     flags: c_int,
@@ -192,10 +223,10 @@ pub unsafe extern "C" fn rpma_write(
 /// `conn`, `dst` and `src` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_write_with_imm(
-    conn: *mut Conn,
+    conn: *mut Conn<'static>,
     dst: *mut MrRemote,
     dst_offset: usize,
-    src: *const MrLocal,
+    src: *const MrLocal<'static>,
     src_offset: usize,
     len: usize,
     flags: c_int,
@@ -225,10 +256,10 @@ pub unsafe extern "C" fn rpma_write_with_imm(
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn write(
-    conn: *mut Conn,
+    conn: *mut Conn<'static>,
     dst: *mut MrRemote,
     dst_offset: usize,
-    src: *const MrLocal,
+    src: *const MrLocal<'static>,
     src_offset: usize,
     len: usize,
     flags: c_int,
@@ -239,7 +270,14 @@ unsafe fn write(
     let (conn, dst, src) = unsafe { (arg(conn)?, dst.as_ref(), src.as_ref()) };
     let completion = Completion::from_flags(flags)?;
     conn.write(
-        dst, dst_offset, src, src_offset, len, completion, imm, op_context,
+        dst,
+        dst_offset,
+        src,
+        src_offset,
+        len,
+        completion,
+        imm,
+        wr_id(op_context),
     )
 }
 
@@ -250,7 +288,7 @@ unsafe fn write(
 /// or points to 8 readable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_atomic_write(
-    conn: *mut Conn,
+    conn: *mut Conn<'static>,
     dst: *mut MrRemote,
     dst_offset: usize,
     src: *const c_char,
@@ -286,7 +324,7 @@ pub unsafe extern "C" fn rpma_atomic_write(
 /// As for `rpma_atomic_write`.
 #[inline(never)]
 unsafe extern "C" fn atomic_write_path<const NATIVE: bool>(
-    conn: &Conn,
+    conn: &Conn<'static>,
     dst: *mut MrRemote,
     dst_offset: usize,
     src: *const c_char,
@@ -297,9 +335,9 @@ unsafe extern "C" fn atomic_write_path<const NATIVE: bool>(
         // SAFETY: caller contract above.
         let (dst, src, completion) = unsafe { atomic_write_args(dst, src, flags) }?;
         if NATIVE {
-            conn.native_atomic_write(dst, dst_offset, src, completion, op_context)
+            conn.native_atomic_write(dst, dst_offset, src, completion, wr_id(op_context))
         } else {
-            conn.atomic_write(dst, dst_offset, src, completion, op_context)
+            conn.atomic_write(dst, dst_offset, src, completion, wr_id(op_context))
         }
     })
 }
@@ -327,7 +365,7 @@ unsafe fn atomic_write_args<'a>(
 /// `conn` and `dst` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_flush(
-    conn: *mut Conn,
+    conn: *mut Conn<'static>,
     dst: *mut MrRemote,
     dst_offset: usize,
     len: usize,
@@ -340,7 +378,7 @@ pub unsafe extern "C" fn rpma_flush(
         let (conn, dst) = unsafe { (arg(conn)?, arg(dst)?) };
         let completion = Completion::from_flags(flags)?;
         let kind = FlushType::from_c(r#type.0);
-        conn.flush(dst, dst_offset, len, kind, completion, op_context)
+        conn.flush(dst, dst_offset, len, kind, completion, wr_id(op_context))
     })
 }
 
@@ -350,8 +388,8 @@ pub unsafe extern "C" fn rpma_flush(
 /// `conn` and `src` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_send(
-    conn: *mut Conn,
-    src: *const MrLocal,
+    conn: *mut Conn<'static>,
+    src: *const MrLocal<'static>,
     offset: usize,
     len: usize,
     flags: c_int,
@@ -367,8 +405,8 @@ pub unsafe extern "C" fn rpma_send(
 /// `conn` and `src` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_send_with_imm(
-    conn: *mut Conn,
-    src: *const MrLocal,
+    conn: *mut Conn<'static>,
+    src: *const MrLocal<'static>,
     offset: usize,
     len: usize,
     flags: c_int,
@@ -385,8 +423,8 @@ pub unsafe extern "C" fn rpma_send_with_imm(
 /// As for `rpma_send`.
 #[inline(always)]
 unsafe fn send(
-    conn: *mut Conn,
-    src: *const MrLocal,
+    conn: *mut Conn<'static>,
+    src: *const MrLocal<'static>,
     offset: usize,
     len: usize,
     flags: c_int,
@@ -396,7 +434,7 @@ unsafe fn send(
     // SAFETY: caller contract.
     let (conn, src) = unsafe { (arg(conn)?, src.as_ref()) };
     let completion = Completion::from_flags(flags)?;
-    conn.send(src, offset, len, completion, imm, op_context)
+    conn.send(src, offset, len, completion, imm, wr_id(op_context))
 }
 
 /// Posts a buffer for the peer's next message.
@@ -405,8 +443,8 @@ unsafe fn send(
 /// `conn` and `dst` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_recv(
-    conn: *mut Conn,
-    dst: *mut MrLocal,
+    conn: *mut Conn<'static>,
+    dst: *mut MrLocal<'static>,
     offset: usize,
     len: usize,
     op_context: *const c_void,
@@ -414,7 +452,7 @@ pub unsafe extern "C" fn rpma_recv(
     boundary(move || {
         // SAFETY: caller contract above.
         let (conn, dst) = unsafe { (arg(conn)?, dst.as_ref()) };
-        conn.recv(dst, offset, len, op_context)
+        conn.recv(dst, offset, len, wr_id(op_context))
     })
 }
 
@@ -425,7 +463,7 @@ pub unsafe extern "C" fn rpma_recv(
 /// is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_wait(
-    conn: *mut Conn,
+    conn: *mut Conn<'static>,
     flags: c_int,
     cq: *mut *mut Cq,
     is_rcq: *mut bool,

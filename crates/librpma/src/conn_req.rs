@@ -21,14 +21,15 @@ pub unsafe extern "C" fn rpma_conn_req_new(
     addr: *const c_char,
     port: *const c_char,
     cfg: *const ConnCfg<'static>,
-    req_ptr: *mut *mut ConnReq,
+    req_ptr: *mut *mut ConnReq<'static>,
 ) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above (for all of them).
         let (peer, addr, port) = unsafe { (arg(peer)?, c_str(addr)?, c_str(port)?) };
         let slot = out(req_ptr)?;
-        // SAFETY: as above.
-        let req = unsafe { ConnReq::new(peer, addr, port, cfg.as_ref()) }?;
+        // SAFETY: as above; the peer (and an SRQ the configuration names)
+        // outlives the request and its connection (caller contract).
+        let req = unsafe { ConnReq::new_unchecked(peer, addr, port, cfg.as_ref()) }?;
         // SAFETY: checked output pointer.
         unsafe { put(slot, Box::into_raw(req)) };
         Ok(())
@@ -40,7 +41,7 @@ pub unsafe extern "C" fn rpma_conn_req_new(
 /// # Safety
 /// `req_ptr` is NULL or points to NULL or to a request from this library.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_req_delete(req_ptr: *mut *mut ConnReq) -> c_int {
+pub unsafe extern "C" fn rpma_conn_req_delete(req_ptr: *mut *mut ConnReq<'static>) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { take_handle(req_ptr) }?.map_or(Ok(()), |r| r.delete()))
 }
@@ -53,9 +54,9 @@ pub unsafe extern "C" fn rpma_conn_req_delete(req_ptr: *mut *mut ConnReq) -> c_i
 /// or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_req_connect(
-    req_ptr: *mut *mut ConnReq,
+    req_ptr: *mut *mut ConnReq<'static>,
     pdata: *const rpma_conn_private_data,
-    conn_ptr: *mut *mut Conn,
+    conn_ptr: *mut *mut Conn<'static>,
 ) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above.
@@ -88,8 +89,8 @@ pub unsafe extern "C" fn rpma_conn_req_connect(
 /// `req` and `dst` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_req_recv(
-    req: *mut ConnReq,
-    dst: *mut MrLocal,
+    req: *mut ConnReq<'static>,
+    dst: *mut MrLocal<'static>,
     offset: usize,
     len: usize,
     op_context: *const c_void,
@@ -97,7 +98,8 @@ pub unsafe extern "C" fn rpma_conn_req_recv(
     boundary(|| {
         // SAFETY: caller contract above.
         let (req, dst) = unsafe { (arg(req)?, arg(dst)?) };
-        req.recv(dst, offset, len, op_context)
+        // wr_id = (uintptr_t)op_context, as in the C library
+        req.recv(dst, offset, len, op_context as usize as u64)
     })
 }
 
@@ -107,7 +109,7 @@ pub unsafe extern "C" fn rpma_conn_req_recv(
 /// `req` is NULL or a live request; `pdata` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_req_get_private_data(
-    req: *const ConnReq,
+    req: *const ConnReq<'static>,
     pdata: *mut rpma_conn_private_data,
 ) -> c_int {
     // SAFETY: caller contract above.

@@ -1,6 +1,6 @@
 use std::ffi::{c_char, c_int};
 
-use crate::{arg, boundary, c_str, get, out, put_new, take_handle};
+use crate::{arg, boundary, c_str, get, out, put, put_new, take_handle};
 use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
 use rpma::ep::Ep;
@@ -16,14 +16,14 @@ pub unsafe extern "C" fn rpma_ep_listen(
     peer: *mut Peer,
     addr: *const c_char,
     port: *const c_char,
-    ep_ptr: *mut *mut Ep,
+    ep_ptr: *mut *mut Ep<'static>,
 ) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above (for all four).
         let (peer, addr, port) = unsafe { (arg(peer)?, c_str(addr)?, c_str(port)?) };
         let slot = out(ep_ptr)?;
         // SAFETY: the peer outlives the endpoint (caller contract).
-        let ep = unsafe { Ep::listen(peer, addr, port) }?;
+        let ep = unsafe { Ep::listen_unchecked(peer, addr, port) }?;
         // SAFETY: checked output pointer.
         unsafe { put_new(slot, ep) }
     })
@@ -34,7 +34,7 @@ pub unsafe extern "C" fn rpma_ep_listen(
 /// # Safety
 /// `ep_ptr` is NULL or points to NULL or to an endpoint from this library.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_ep_shutdown(ep_ptr: *mut *mut Ep) -> c_int {
+pub unsafe extern "C" fn rpma_ep_shutdown(ep_ptr: *mut *mut Ep<'static>) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { take_handle(ep_ptr) }?.map_or(Ok(()), |ep| ep.shutdown()))
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn rpma_ep_shutdown(ep_ptr: *mut *mut Ep) -> c_int {
 /// # Safety
 /// `ep` is NULL or a live endpoint; `fd` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_ep_get_fd(ep: *const Ep, fd: *mut c_int) -> c_int {
+pub unsafe extern "C" fn rpma_ep_get_fd(ep: *const Ep<'static>, fd: *mut c_int) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(ep, fd, Ep::fd) }
 }
@@ -56,9 +56,9 @@ pub unsafe extern "C" fn rpma_ep_get_fd(ep: *const Ep, fd: *mut c_int) -> c_int 
 /// `req_ptr` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_ep_next_conn_req(
-    ep: *mut Ep,
+    ep: *mut Ep<'static>,
     cfg: *const ConnCfg<'static>,
-    req_ptr: *mut *mut ConnReq,
+    req_ptr: *mut *mut ConnReq<'static>,
 ) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above.
@@ -67,6 +67,7 @@ pub unsafe extern "C" fn rpma_ep_next_conn_req(
         // SAFETY: NULL or live (caller contract).
         let req = ep.next_conn_req(unsafe { cfg.as_ref() })?;
         // SAFETY: checked output pointer.
-        unsafe { put_new(slot, req) }
+        unsafe { put(slot, Box::into_raw(req)) };
+        Ok(())
     })
 }

@@ -16,7 +16,7 @@ pub unsafe extern "C" fn rpma_mr_reg(
     ptr: *mut c_void,
     size: usize,
     usage: c_int,
-    mr_ptr: *mut *mut MrLocal,
+    mr_ptr: *mut *mut MrLocal<'static>,
 ) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above.
@@ -26,7 +26,7 @@ pub unsafe extern "C" fn rpma_mr_reg(
         // without a log, like every other INVAL of rpma_mr_reg.
         let usage = Usage::try_from(usage)?;
         // SAFETY: the memory is the caller's (contract above).
-        let mr = unsafe { MrLocal::reg(peer, ptr, size, usage) }?;
+        let mr = unsafe { MrLocal::reg_raw(peer, ptr, size, usage) }?;
         // SAFETY: checked output pointer.
         unsafe { put_new(slot, mr) }
     })
@@ -37,7 +37,7 @@ pub unsafe extern "C" fn rpma_mr_reg(
 /// # Safety
 /// `mr_ptr` is NULL or points to NULL or to a region from this library.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_mr_dereg(mr_ptr: *mut *mut MrLocal) -> c_int {
+pub unsafe extern "C" fn rpma_mr_dereg(mr_ptr: *mut *mut MrLocal<'static>) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { take_handle(mr_ptr) }?.map_or(Ok(()), |m| m.dereg()))
 }
@@ -48,7 +48,10 @@ pub unsafe extern "C" fn rpma_mr_dereg(mr_ptr: *mut *mut MrLocal) -> c_int {
 /// `mr` is NULL or a live region; `desc` is NULL or writable for the
 /// descriptor's size.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_mr_get_descriptor(mr: *const MrLocal, desc: *mut c_void) -> c_int {
+pub unsafe extern "C" fn rpma_mr_get_descriptor(
+    mr: *const MrLocal<'static>,
+    desc: *mut c_void,
+) -> c_int {
     // SAFETY: caller contract above.
     unsafe {
         get(
@@ -93,7 +96,7 @@ pub unsafe extern "C" fn rpma_mr_remote_from_descriptor(
 /// `mr` is NULL or a live region; `desc_size` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_mr_get_descriptor_size(
-    mr: *const MrLocal,
+    mr: *const MrLocal<'static>,
     desc_size: *mut usize,
 ) -> c_int {
     // SAFETY: caller contract above.
@@ -105,7 +108,10 @@ pub unsafe extern "C" fn rpma_mr_get_descriptor_size(
 /// # Safety
 /// `mr` is NULL or a live region; `ptr` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_mr_get_ptr(mr: *const MrLocal, ptr: *mut *mut c_void) -> c_int {
+pub unsafe extern "C" fn rpma_mr_get_ptr(
+    mr: *const MrLocal<'static>,
+    ptr: *mut *mut c_void,
+) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(mr, ptr, MrLocal::ptr) }
 }
@@ -115,7 +121,7 @@ pub unsafe extern "C" fn rpma_mr_get_ptr(mr: *const MrLocal, ptr: *mut *mut c_vo
 /// # Safety
 /// `mr` is NULL or a live region; `size` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_mr_get_size(mr: *const MrLocal, size: *mut usize) -> c_int {
+pub unsafe extern "C" fn rpma_mr_get_size(mr: *const MrLocal<'static>, size: *mut usize) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(mr, size, MrLocal::size) }
 }
@@ -159,7 +165,7 @@ pub unsafe extern "C" fn rpma_mr_remote_delete(mr_ptr: *mut *mut MrRemote) -> c_
 /// `mr` is NULL or a live region.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_mr_advise(
-    mr: *mut MrLocal,
+    mr: *mut MrLocal<'static>,
     offset: usize,
     len: usize,
     advice: c_int,

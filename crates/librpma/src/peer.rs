@@ -20,7 +20,7 @@ pub unsafe extern "C" fn rpma_peer_new(
         let ctx = NonNull::new(ibv_ctx).ok_or(Error::Inval)?;
         let slot = out(peer_ptr)?;
         // SAFETY: a live context (caller contract).
-        let peer = unsafe { Peer::new(ctx) }?;
+        let peer = unsafe { Peer::from_raw_context(ctx) }?;
         // SAFETY: checked output pointer.
         unsafe { put_new(slot, peer) }
     })

@@ -42,11 +42,13 @@ pub struct ConnCfg<'srq> {
     rq_size: AtomicU32,
     shared_compl_channel: AtomicBool,
     /// Null or an SRQ that outlives `'srq` (a borrow from `set_srq`, or the
-    /// C caller's promise to `set_srq_unchecked`).
-    srq: AtomicPtr<Srq>,
+    /// C caller's promise to `set_srq_unchecked`). Its own lifetime is
+    /// erased: an `AtomicPtr<Srq<'srq>>` would make the configuration
+    /// invariant in `'srq`.
+    srq: AtomicPtr<Srq<'static>>,
     /// The borrow of the SRQ, for the borrow checker and for the auto
     /// traits (a configuration is Send/Sync only if `&Srq` is).
-    _srq: PhantomData<&'srq Srq>,
+    _srq: PhantomData<&'srq Srq<'srq>>,
 }
 
 /// The values of a configuration at one moment.
@@ -58,7 +60,7 @@ pub(crate) struct ConnSettings {
     pub sq_size: u32,
     pub rq_size: u32,
     pub shared_compl_channel: bool,
-    pub srq: Option<NonNull<Srq>>,
+    pub srq: Option<NonNull<Srq<'static>>>,
 }
 
 impl Default for ConnCfg<'_> {
@@ -148,8 +150,11 @@ impl<'srq> ConnCfg<'srq> {
     }
 
     /// Makes connections built from this configuration receive through
-    /// `srq`, which stays borrowed for as long as the configuration lives.
-    /// There is no way back to "no SRQ".
+    /// `srq`, which stays borrowed for as long as the configuration lives,
+    /// and as long as any request or connection built from it
+    /// ([`ConnReq<'a>`](crate::conn_req::ConnReq) and
+    /// [`Conn<'a>`](crate::conn::Conn) carry the borrow on). There is no way
+    /// back to "no SRQ".
     ///
     /// ```no_run
     /// use rpma::{conn_cfg::ConnCfg, ep::Ep, peer::Peer, srq::Srq};
@@ -158,9 +163,31 @@ impl<'srq> ConnCfg<'srq> {
     ///     let srq = Srq::new(peer, None)?;
     ///     let mut cfg = ConnCfg::new();
     ///     cfg.set_srq(&srq);
-    ///     let _req = ep.next_conn_req(Some(&cfg))?;
+    ///     let req = ep.next_conn_req(Some(&cfg))?;
     ///     drop(cfg);
+    ///     let conn = req.connect(None)?;
+    ///     // ... the connection receives through the SRQ ...
+    ///     conn.delete()?;
     ///     srq.delete()
+    /// }
+    /// ```
+    ///
+    /// Deleting the SRQ while a connection that receives through it still
+    /// lives does not compile, although the configuration is gone (E0505:
+    /// the SRQ is moved out while the connection borrows it):
+    ///
+    /// ```compile_fail,E0505
+    /// use rpma::{conn_cfg::ConnCfg, ep::Ep, peer::Peer, srq::Srq};
+    ///
+    /// fn serve(peer: &Peer, ep: &Ep) -> rpma::Result<()> {
+    ///     let srq = Srq::new(peer, None)?;
+    ///     let mut cfg = ConnCfg::new();
+    ///     cfg.set_srq(&srq);
+    ///     let req = ep.next_conn_req(Some(&cfg))?;
+    ///     drop(cfg);
+    ///     let conn = req.connect(None)?;
+    ///     srq.delete()?;
+    ///     conn.delete()
     /// }
     /// ```
     ///
@@ -194,8 +221,10 @@ impl<'srq> ConnCfg<'srq> {
     ///     Ok(())
     /// }
     /// ```
-    pub fn set_srq(&mut self, srq: &'srq Srq) {
-        self.srq.store(NonNull::from(srq).as_ptr(), SeqCst);
+    pub fn set_srq(&mut self, srq: &'srq Srq<'_>) {
+        // Only the lifetime changes; the borrow of 'srq keeps the queue.
+        let srq = NonNull::from(srq).cast::<Srq<'static>>();
+        self.srq.store(srq.as_ptr(), SeqCst);
     }
 
     /// Makes connections use the SRQ at `srq` without borrowing it: for
@@ -208,13 +237,13 @@ impl<'srq> ConnCfg<'srq> {
     /// (`Ep::next_conn_req`, `ConnReq::new`): the contract of
     /// `rpma_conn_cfg_set_srq`, whose caller keeps the SRQ until every
     /// connection request made with the configuration exists.
-    pub unsafe fn set_srq_unchecked(&self, srq: NonNull<Srq>) {
+    pub unsafe fn set_srq_unchecked(&self, srq: NonNull<Srq<'static>>) {
         self.srq.store(srq.as_ptr(), SeqCst);
     }
 
     /// The SRQ set, if any, as a pointer (what `rpma_conn_cfg_get_srq`
     /// returns).
-    pub fn srq(&self) -> Option<NonNull<Srq>> {
+    pub fn srq(&self) -> Option<NonNull<Srq<'static>>> {
         NonNull::new(self.srq.load(SeqCst))
     }
 
@@ -282,7 +311,7 @@ mod tests {
     #[test]
     fn srq_is_remembered() {
         let cfg = ConnCfg::new();
-        let fake = NonNull::<Srq>::dangling();
+        let fake = NonNull::<Srq<'static>>::dangling();
         // SAFETY: the configuration is only read back here, never used to
         // build a request, so the pointer is never dereferenced.
         unsafe { cfg.set_srq_unchecked(fake) };

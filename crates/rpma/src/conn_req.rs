@@ -4,37 +4,42 @@
 //! queues (CQs and the QP) are ready, so receives can be posted before the
 //! connection exists.
 
-use std::ffi::{c_void, CStr};
+use std::ffi::{c_void, CStr, CString};
+use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
-use std::ptr::NonNull;
 
 use crate::alloc::try_box;
 use crate::conn::Conn;
 use crate::conn_cfg::{ConnCfg, ConnSettings};
-use crate::error::{FirstError, Result};
+use crate::error::{Error, FirstError, Result};
 use crate::log::Level;
 use crate::mr::MrLocal;
 use crate::peer::Peer;
 use crate::post;
 use crate::queues::{release_parts, Queues};
+use crate::srq::Srq;
 use crate::sys;
 use crate::timeouts;
 use crate::verbs::{AddrInfo, CmId};
 
 /// A connection request (opaque to C).
 #[derive(Debug)]
-pub struct ConnReq {
+pub struct ConnReq<'a> {
     id: Option<CmId>,
     queues: Option<Queues>,
     passive: bool,
     private_data: Option<Box<[u8]>>,
-    peer: NonNull<Peer>,
+    peer: &'a Peer,
+    /// The SRQ the queue pair receives through, if the configuration named
+    /// one: borrowed until the request and its connection are gone.
+    _srq: PhantomData<&'a Srq<'a>>,
 }
 
 // SAFETY: the cm id and queues are librdmacm/libibverbs objects usable from
-// any thread; the peer is Sync. A request is used by one thread at a time
-// (it is consumed or borrowed mutably by everything that changes it).
-unsafe impl Send for ConnReq {}
+// any thread; the peer and the SRQ are Sync. A request is used by one
+// thread at a time (it is consumed or borrowed mutably by everything that
+// changes it).
+unsafe impl Send for ConnReq<'_> {}
 
 /// The parameters of every connect and accept, as the C library sets them
 /// but for the retry count.
@@ -57,25 +62,42 @@ fn conn_param(pdata: Option<&[u8]>, ack_timeout: u8) -> sys::rdma_conn_param {
     p
 }
 
-fn settings(cfg: Option<&ConnCfg>) -> ConnSettings {
+fn settings(cfg: Option<&ConnCfg<'_>>) -> ConnSettings {
     cfg.map_or_else(|| ConnCfg::new().settings(), ConnCfg::settings)
 }
 
-impl ConnReq {
+impl<'a> ConnReq<'a> {
     /// Prepares a connection to `addr`:`port`: resolves the address and the
     /// route (each within the configured timeout) and builds the queues;
-    /// the request comes on the heap, ready to be a C handle.
+    /// the request comes on the heap, ready to be a C handle. The request
+    /// and its connection borrow `peer` and the SRQ `cfg` names, if any. An
+    /// address or port with a NUL byte in it is `Error::Inval`.
     ///
-    /// # Safety
-    /// `peer` outlives the request and the connection made from it; an SRQ
-    /// set with `ConnCfg::set_srq_unchecked` is live (one set with
-    /// `ConnCfg::set_srq` is, by its borrow).
-    pub unsafe fn new(
-        peer: &Peer,
+    /// ```no_run
+    /// use rpma::{conn_req::ConnReq, peer::{Device, Peer}};
+    ///
+    /// let peer = Peer::new(&Device::remote("192.168.0.1")?)?;
+    /// let req = ConnReq::new(&peer, "192.168.0.1", "7204", None)?;
+    /// let conn = req.connect(Some(b"hello"))?;
+    /// # Ok::<(), rpma::Error>(())
+    /// ```
+    pub fn new(
+        peer: &'a Peer,
+        addr: &str,
+        port: &str,
+        cfg: Option<&ConnCfg<'a>>,
+    ) -> Result<Box<ConnReq<'a>>> {
+        let addr = CString::new(addr).map_err(|_| Error::Inval)?;
+        let port = CString::new(port).map_err(|_| Error::Inval)?;
+        ConnReq::new_cstr(peer, &addr, &port, cfg)
+    }
+
+    fn new_cstr(
+        peer: &'a Peer,
         addr: &CStr,
         port: &CStr,
-        cfg: Option<&ConnCfg>,
-    ) -> Result<Box<ConnReq>> {
+        cfg: Option<&ConnCfg<'a>>,
+    ) -> Result<Box<ConnReq<'a>>> {
         let s = settings(cfg);
         let info = AddrInfo::resolve(addr, Some(port), false)?;
         let id = CmId::new(None)?;
@@ -97,7 +119,8 @@ impl ConnReq {
             queues: Some(queues),
             passive: false,
             private_data: None,
-            peer: NonNull::from(peer),
+            peer,
+            _srq: PhantomData,
         })
     }
 
@@ -119,17 +142,18 @@ impl ConnReq {
     }
 
     pub(crate) fn assemble(
-        peer: &Peer,
+        peer: &'a Peer,
         id: CmId,
         queues: Queues,
         private_data: Option<Box<[u8]>>,
-    ) -> ConnReq {
+    ) -> ConnReq<'a> {
         ConnReq {
             id: Some(id),
             queues: Some(queues),
             passive: true,
             private_data,
-            peer: NonNull::from(peer),
+            peer,
+            _srq: PhantomData,
         }
     }
 
@@ -152,10 +176,10 @@ impl ConnReq {
     /// QP, to be matched by the first message of the peer.
     pub fn recv(
         &self,
-        dst: &MrLocal,
+        dst: &MrLocal<'_>,
         offset: usize,
         len: usize,
-        op_context: *const c_void,
+        op_context: u64,
     ) -> Result<()> {
         post::recv(
             post::RecvQueue::Qp(self.id().qp()),
@@ -183,9 +207,8 @@ impl ConnReq {
     // Boxed, as C holds it: taken by value, the request was first copied out
     // of its box.
     #[allow(clippy::boxed_local)] // the box is what C holds
-    pub fn connect(mut self: Box<Self>, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
-        // SAFETY: the peer outlives the request (contract of new/listen).
-        let peer = unsafe { self.peer.as_ref() };
+    pub fn connect(mut self: Box<Self>, pdata: Option<&[u8]>) -> Result<Box<Conn<'a>>> {
+        let peer = self.peer;
         let mut param = conn_param(pdata, peer.ack_timeout());
         let mut conn = Conn::alloc()?;
         let private_data = self.private_data.take();
@@ -223,7 +246,29 @@ impl ConnReq {
     }
 }
 
-impl Drop for ConnReq {
+impl ConnReq<'static> {
+    /// [`ConnReq::new`] for the C API's `rpma_conn_req_new`, whose peer and
+    /// SRQ are handles Rust cannot see the life of: the request claims no
+    /// borrow.
+    ///
+    /// # Safety
+    /// `peer` outlives the request and the connection made from it; an SRQ
+    /// set with `ConnCfg::set_srq_unchecked` is live while the request is
+    /// built (one set with `ConnCfg::set_srq` is, by its borrow).
+    pub unsafe fn new_unchecked(
+        peer: &Peer,
+        addr: &CStr,
+        port: &CStr,
+        cfg: Option<&ConnCfg<'static>>,
+    ) -> Result<Box<ConnReq<'static>>> {
+        // SAFETY: the caller keeps the peer for as long as the request and
+        // its connection live, which is all that 'static is taken to mean.
+        let peer: &'static Peer = unsafe { &*std::ptr::from_ref(peer) };
+        ConnReq::new_cstr(peer, addr, port, cfg)
+    }
+}
+
+impl Drop for ConnReq<'_> {
     fn drop(&mut self) {
         let _ = self.release();
     }

@@ -1,10 +1,11 @@
 //! Endpoints: a listening cm id on a local address, handing out one
 //! connection request per incoming connection.
 
-use std::ffi::{c_int, CStr};
+use std::ffi::{c_int, CStr, CString};
 use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 
+use crate::alloc::try_box;
 use crate::conn_cfg::ConnCfg;
 use crate::conn_req::ConnReq;
 use crate::error::{Error, Result};
@@ -15,26 +16,41 @@ use crate::verbs::{AddrInfo, CmId, EventChannel};
 
 /// A listening endpoint (opaque to C).
 #[derive(Debug)]
-pub struct Ep {
+pub struct Ep<'p> {
     // Field order is release order: the id before its channel.
     id: Option<CmId>,
     evch: EventChannel,
-    peer: NonNull<Peer>,
+    peer: &'p Peer,
 }
 
 // SAFETY: the id and channel are librdmacm objects usable from any thread;
 // the peer is Sync. Changing calls take the endpoint by value.
-unsafe impl Send for Ep {}
+unsafe impl Send for Ep<'_> {}
 // SAFETY: as above; shared calls only read the fd or take events, which
 // librdmacm serialises.
-unsafe impl Sync for Ep {}
+unsafe impl Sync for Ep<'_> {}
 
-impl Ep {
-    /// Listens on `addr`:`port` (a local address and a decimal port).
+impl<'p> Ep<'p> {
+    /// Listens on `addr`:`port` (a local address and a decimal port). The
+    /// endpoint, and every request and connection it hands out, borrow
+    /// `peer`. An address or port with a NUL byte in it is `Error::Inval`.
     ///
-    /// # Safety
-    /// `peer` outlives the endpoint and every request it hands out.
-    pub unsafe fn listen(peer: &Peer, addr: &CStr, port: &CStr) -> Result<Ep> {
+    /// ```no_run
+    /// use rpma::{ep::Ep, peer::{Device, Peer}};
+    ///
+    /// let peer = Peer::new(&Device::local("192.168.0.1")?)?;
+    /// let ep = Ep::listen(&peer, "192.168.0.1", "7204")?;
+    /// let req = ep.next_conn_req(None)?;
+    /// let conn = req.connect(None)?;
+    /// # Ok::<(), rpma::Error>(())
+    /// ```
+    pub fn listen(peer: &'p Peer, addr: &str, port: &str) -> Result<Ep<'p>> {
+        let addr = CString::new(addr).map_err(|_| Error::Inval)?;
+        let port = CString::new(port).map_err(|_| Error::Inval)?;
+        Ep::listen_cstr(peer, &addr, &port)
+    }
+
+    fn listen_cstr(peer: &'p Peer, addr: &CStr, port: &CStr) -> Result<Ep<'p>> {
         let evch = EventChannel::new()?;
         let id = CmId::new(Some(&evch))?;
         let info = AddrInfo::resolve(addr, Some(port), true)?;
@@ -50,7 +66,7 @@ impl Ep {
         Ok(Ep {
             id: Some(id),
             evch,
-            peer: NonNull::from(peer),
+            peer,
         })
     }
 
@@ -62,8 +78,13 @@ impl Ep {
 
     /// Takes the next incoming connection request and builds its queues
     /// from `cfg` (or the defaults). Any other event is consumed and
-    /// reported as `RPMA_E_INVAL`.
-    pub fn next_conn_req(&self, cfg: Option<&ConnCfg>) -> Result<ConnReq> {
+    /// reported as `RPMA_E_INVAL`. The request (and the connection made
+    /// from it) borrows the peer and the SRQ `cfg` names, if any: `'a` is
+    /// no longer than either.
+    pub fn next_conn_req<'a>(&self, cfg: Option<&ConnCfg<'a>>) -> Result<Box<ConnReq<'a>>>
+    where
+        'p: 'a,
+    {
         let ev = self.evch.next("rpma_ep_next_conn_req\0")?;
         let e = ev.get();
         if e.event != sys::RDMA_CM_EVENT_CONNECT_REQUEST {
@@ -82,8 +103,7 @@ impl Ep {
         // SAFETY: rdma_cm made this id for the request and hands it to us;
         // it must not be destroyed before the event is acked.
         let id = ManuallyDrop::new(unsafe { CmId::from_raw(raw) });
-        // SAFETY: the peer outlives the endpoint (contract of listen).
-        let peer = unsafe { self.peer.as_ref() };
+        let peer = self.peer;
         let built = ConnReq::from_incoming(peer, &id, ev.private_data(), cfg);
         let acked = ev.ack();
         let id = ManuallyDrop::into_inner(id);
@@ -91,7 +111,10 @@ impl Ep {
             Ok((queues, pdata)) => {
                 let req = ConnReq::assemble(peer, id, queues, pdata);
                 acked?;
-                Ok(req)
+                // Boxed as the C face boxed it for its handle, after the
+                // ack: a failed allocation drops the request, which
+                // rejects it, and is RPMA_E_NOMEM.
+                try_box(req)
             }
             Err(e) => {
                 // Unlike the C library, which leaves the peer waiting for
@@ -106,5 +129,20 @@ impl Ep {
     /// Stops listening. Connections made through the endpoint live on.
     pub fn shutdown(mut self) -> Result<()> {
         self.id.take().map_or(Ok(()), CmId::destroy)
+    }
+}
+
+impl Ep<'static> {
+    /// [`Ep::listen`] for the C API's `rpma_ep_listen`, whose peer is a
+    /// handle Rust cannot see the life of: the endpoint claims no borrow.
+    ///
+    /// # Safety
+    /// `peer` outlives the endpoint and every request and connection it
+    /// hands out.
+    pub unsafe fn listen_unchecked(peer: &Peer, addr: &CStr, port: &CStr) -> Result<Ep<'static>> {
+        // SAFETY: the caller keeps the peer for as long as anything made
+        // here lives, which is all that 'static is taken to mean.
+        let peer: &'static Peer = unsafe { &*std::ptr::from_ref(peer) };
+        Ep::listen_cstr(peer, addr, port)
     }
 }

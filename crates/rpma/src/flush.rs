@@ -79,7 +79,7 @@ pub(crate) const READ_LEN: usize = 8;
 /// [`READ_LEN`] bytes are registered.
 #[derive(Debug)]
 pub(crate) struct Apm {
-    mr: Option<MrLocal>,
+    mr: Option<MrLocal<'static>>,
     page: NonNull<c_void>,
     len: usize,
 }
@@ -134,12 +134,12 @@ impl Apm {
         };
         // SAFETY: the page stays mapped until after the MR is deregistered
         // (release order in delete/drop).
-        apm.mr = Some(unsafe { MrLocal::reg(peer, page.as_ptr(), READ_LEN, Usage::READ_DST) }?);
+        apm.mr = Some(unsafe { MrLocal::reg_raw(peer, page.as_ptr(), READ_LEN, Usage::READ_DST) }?);
         Ok(apm)
     }
 
     /// The registered part of the page, where flush reads land.
-    pub(crate) fn mr(&self) -> &MrLocal {
+    pub(crate) fn mr(&self) -> &MrLocal<'static> {
         self.mr.as_ref().expect("registered until deleted")
     }
 
@@ -215,7 +215,7 @@ impl SharedApm {
         SharedApm(self.0)
     }
 
-    pub(crate) fn mr(&self) -> &MrLocal {
+    pub(crate) fn mr(&self) -> &MrLocal<'static> {
         self.shared().apm.mr()
     }
 

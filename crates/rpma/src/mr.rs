@@ -6,6 +6,9 @@
 //! little-endian, then the usage bits as one byte.
 
 use std::ffi::{c_int, c_void};
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
+use std::ops::Deref;
 use std::ptr::NonNull;
 
 use crate::alloc::try_box;
@@ -234,27 +237,95 @@ fn access_for(peer: &Peer, usage: Usage) -> c_int {
 
 /// A registered local memory region.
 #[derive(Debug)]
-pub struct MrLocal {
+pub struct MrLocal<'p> {
     mr: NonNull<sys::ibv_mr>,
     usage: Usage,
+    /// The peer whose protection domain holds the registration, and the
+    /// memory registered, both borrowed while the region lives.
+    _borrows: PhantomData<(&'p Peer, &'p mut [u8])>,
 }
 
 // SAFETY: an ibv_mr is a libibverbs object usable from any thread; the
-// handle is not mutated after registration.
-unsafe impl Send for MrLocal {}
+// handle is not mutated after registration, and the borrows it stands for
+// are Send and Sync.
+unsafe impl Send for MrLocal<'_> {}
 // SAFETY: as above.
-unsafe impl Sync for MrLocal {}
+unsafe impl Sync for MrLocal<'_> {}
 
-impl MrLocal {
+impl<'p> MrLocal<'p> {
+    /// Registers `buf` with the peer's protection domain, with the access
+    /// rights `usage` needs. An empty `usage` or an empty `buf` is
+    /// `Error::Inval`.
+    ///
+    /// The region borrows `buf` exclusively for as long as it lives: safe
+    /// code cannot read, change or free the memory that the device (and,
+    /// as `usage` allows, the remote peer) reads and writes behind the
+    /// compiler's back. [`MrLocal::read`] and [`MrLocal::write`] copy out
+    /// of and into it meanwhile; dropping the region (or
+    /// [`MrLocal::dereg`]) deregisters it and gives the buffer back.
+    ///
+    /// ```no_run
+    /// use rpma::mr::{MrLocal, Usage};
+    /// use rpma::peer::{Device, Peer};
+    ///
+    /// let peer = Peer::new(&Device::local("192.168.0.1")?)?;
+    /// let mut buf = vec![0u8; 4096];
+    /// let mr = MrLocal::reg(&peer, &mut buf, Usage::WRITE_DST)?;
+    /// // ... the remote peer writes into the region ...
+    /// mr.dereg()?;
+    /// println!("{}", buf[0]);
+    /// # Ok::<(), rpma::Error>(())
+    /// ```
+    pub fn reg(peer: &'p Peer, buf: &'p mut [u8], usage: Usage) -> Result<MrLocal<'p>> {
+        let (ptr, len) = (buf.as_mut_ptr().cast::<c_void>(), buf.len());
+        // SAFETY: the memory is borrowed exclusively for 'p, which the
+        // region's type carries: it stays allocated and untouched by safe
+        // code until the region is gone; the peer is borrowed for 'p too.
+        unsafe { MrLocal::reg_raw(peer, ptr, len, usage) }
+    }
+
+    /// Registers `buf` and keeps it: the region owns its memory until
+    /// [`MrOwned::dereg`] hands it back. The checks are those of
+    /// [`MrLocal::reg`].
+    pub fn reg_owned(peer: &'p Peer, buf: Box<[u8]>, usage: Usage) -> Result<MrOwned<'p>> {
+        let len = buf.len();
+        let buf = NonNull::from(Box::leak(buf));
+        // SAFETY: the memory is leaked until MrOwned gives it back, which it
+        // does only after the registration is gone (or never, when the
+        // deregistration failed); the peer is borrowed for 'p.
+        match unsafe { MrLocal::reg_raw(peer, buf.as_ptr().cast(), len, usage) } {
+            Ok(mr) => Ok(MrOwned {
+                mr: ManuallyDrop::new(mr),
+                buf,
+            }),
+            Err(e) => {
+                // SAFETY: not registered; the pointer came from Box::leak.
+                drop(unsafe { Box::from_raw(buf.as_ptr()) });
+                Err(e)
+            }
+        }
+    }
+}
+
+impl MrLocal<'static> {
     /// Registers `size` bytes at `ptr` with the peer's protection domain,
-    /// with the access rights `usage` needs. An empty `usage`, a null `ptr`
-    /// or a zero `size` is `Error::Inval`.
+    /// with the access rights `usage` needs; a null `ptr`, a zero `size` or
+    /// an empty `usage` is `Error::Inval`. The constructor of the C API's
+    /// `rpma_mr_reg`, whose memory and peer Rust cannot see: Rust code uses
+    /// [`MrLocal::reg`] or [`MrLocal::reg_owned`].
     ///
     /// # Safety
     /// The memory stays allocated until the region is deregistered: the
     /// device reads and writes it (remote peers too, as `usage` allows)
-    /// without the compiler knowing.
-    pub unsafe fn reg(peer: &Peer, ptr: *mut c_void, size: usize, usage: Usage) -> Result<MrLocal> {
+    /// without the compiler knowing. (The region keeps no reference to
+    /// `peer`: a protection domain outlives its regions in any case, since
+    /// libibverbs refuses to release it while they exist.)
+    pub unsafe fn reg_raw(
+        peer: &Peer,
+        ptr: *mut c_void,
+        size: usize,
+        usage: Usage,
+    ) -> Result<MrLocal<'static>> {
         if ptr.is_null() || size == 0 || usage.is_empty() {
             return Err(Error::Inval);
         }
@@ -280,9 +351,15 @@ impl MrLocal {
             mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, odp) };
         }
         let mr = NonNull::new(mr).ok_or_else(|| provider_failed("ibv_reg_mr"))?;
-        Ok(MrLocal { mr, usage })
+        Ok(MrLocal {
+            mr,
+            usage,
+            _borrows: PhantomData,
+        })
     }
+}
 
+impl MrLocal<'_> {
     fn raw(&self) -> &sys::ibv_mr {
         // SAFETY: the MR is live while self is.
         unsafe { self.mr.as_ref() }
@@ -321,6 +398,44 @@ impl MrLocal {
         d[16..20].copy_from_slice(&self.rkey().to_le_bytes());
         d[20] = self.usage.bits() as u8;
         d
+    }
+
+    /// Copies `dst.len()` bytes at `offset` of the region into `dst`; a
+    /// range outside the region is `Error::Inval`.
+    ///
+    /// The bytes are copied through a raw pointer: no reference to the
+    /// region's memory is ever made, since the device may write it at any
+    /// time (an RDMA write or a receive into it). What a copy that races
+    /// such a write sees is unspecified, so read a range only after the
+    /// completion (or the message) that says it is written.
+    pub fn read(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let src = self.range(offset, dst.len())?;
+        // SAFETY: the range is inside the registered memory, which lives as
+        // long as the region (its borrow or ownership, or the C caller's
+        // promise); dst is a distinct, exclusively borrowed buffer.
+        unsafe { std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len()) };
+        Ok(())
+    }
+
+    /// Copies `src` to `offset` of the region; a range outside the region
+    /// is `Error::Inval`. `&mut self`, so no other thread copies in or out
+    /// at the same time; the device may still read the range (an
+    /// operation posted before, not yet completed, sends whichever bytes it
+    /// finds).
+    pub fn write(&mut self, offset: usize, src: &[u8]) -> Result<()> {
+        let dst = self.range(offset, src.len())?;
+        // SAFETY: as in read; the region is borrowed mutably, so no copy of
+        // ours reads or writes the range meanwhile.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) };
+        Ok(())
+    }
+
+    /// The start of `len` bytes at `offset` of the registered memory.
+    fn range(&self, offset: usize, len: usize) -> Result<*mut u8> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.size() => Ok(self.ptr().cast::<u8>().wrapping_add(offset)),
+            _ => Err(Error::Inval),
+        }
     }
 
     /// The scatter/gather entry for `len` bytes at `offset`: the device
@@ -365,7 +480,12 @@ impl MrLocal {
         })
     }
 
-    /// Deregisters the region.
+    /// Deregisters the region, which ends its borrow of the buffer.
+    ///
+    /// Should the deregistration fail, the borrow ends all the same (as
+    /// when the region is dropped): libibverbs refuses it only for a
+    /// region with memory windows bound (this crate makes none) or on a
+    /// device that is gone, which no longer writes anywhere.
     pub fn dereg(self) -> Result<()> {
         let mr = self.mr.as_ptr();
         std::mem::forget(self);
@@ -374,10 +494,66 @@ impl MrLocal {
     }
 }
 
-impl Drop for MrLocal {
+impl Drop for MrLocal<'_> {
     fn drop(&mut self) {
         // SAFETY: as in dereg.
         unsafe { sys::ibv_dereg_mr(self.mr.as_ptr()) };
+    }
+}
+
+/// A registered local memory region that owns its buffer
+/// ([`MrLocal::reg_owned`]). It is an [`MrLocal`] for every operation
+/// (through `Deref`); dropping it deregisters and then frees the buffer.
+#[derive(Debug)]
+pub struct MrOwned<'p> {
+    mr: ManuallyDrop<MrLocal<'p>>,
+    /// The buffer, from `Box::leak`: held as a pointer, not a `Box`, since
+    /// the device writes it while it is registered.
+    buf: NonNull<[u8]>,
+}
+
+// SAFETY: the region is Send and Sync; the buffer is only reached through
+// it (copies by `read`, `&mut self` for `write`) until it is given back.
+unsafe impl Send for MrOwned<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for MrOwned<'_> {}
+
+impl<'p> Deref for MrOwned<'p> {
+    type Target = MrLocal<'p>;
+    fn deref(&self) -> &MrLocal<'p> {
+        &self.mr
+    }
+}
+
+impl MrOwned<'_> {
+    /// [`MrLocal::write`] into the owned buffer.
+    pub fn write(&mut self, offset: usize, src: &[u8]) -> Result<()> {
+        self.mr.write(offset, src)
+    }
+
+    /// Deregisters the region and gives the buffer back. When the
+    /// deregistration fails the buffer may still be registered, so it is
+    /// not given back (it is leaked) and the error is returned.
+    pub fn dereg(self) -> Result<Box<[u8]>> {
+        let mut me = ManuallyDrop::new(self);
+        // SAFETY: `me` is never used or dropped again, so the region is
+        // taken out exactly once.
+        let mr = unsafe { ManuallyDrop::take(&mut me.mr) };
+        mr.dereg()?;
+        // SAFETY: no longer registered; the pointer came from Box::leak and
+        // is given back once.
+        Ok(unsafe { Box::from_raw(me.buf.as_ptr()) })
+    }
+}
+
+impl Drop for MrOwned<'_> {
+    fn drop(&mut self) {
+        // SAFETY: drop runs once; the region is not used afterwards.
+        let mr = unsafe { ManuallyDrop::take(&mut self.mr) };
+        if mr.dereg().is_ok() {
+            // SAFETY: as in dereg.
+            drop(unsafe { Box::from_raw(self.buf.as_ptr()) });
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! A peer: the local RDMA device a program works through, represented by a
 //! protection domain on it, plus what the device can do.
 
+use std::ffi::CString;
 use std::ptr::NonNull;
 
 use crate::error::{check_errno_value, errno, provider_failed_with, set_errno, Error, Result};
@@ -9,6 +10,63 @@ use crate::log::Level;
 use crate::native::{DeviceNative, Switch};
 use crate::sys;
 use crate::timeouts;
+use crate::utils::{get_ibv_context, ContextType};
+
+/// An RDMA device, as rdma_cm found it for an address: the device context
+/// a [`Peer`] is opened on.
+///
+/// A `Device` is a plain copyable handle with no lifetime. That is sound
+/// because the context belongs to librdmacm, not to the program: librdmacm
+/// opens a device's context itself and keeps it open until it is unloaded
+/// (at process exit) or the device is unplugged, when every object on it
+/// has failed anyway. Nothing in this crate or in librdmacm's API lets a
+/// program close it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Device {
+    ctx: NonNull<sys::ibv_context>,
+}
+
+// SAFETY: an ibv_context is a libibverbs object usable from any thread, and
+// the handle is only ever read.
+unsafe impl Send for Device {}
+// SAFETY: as above.
+unsafe impl Sync for Device {}
+
+impl Device {
+    /// The device that owns the local address `addr` (the one to listen on
+    /// or to connect from). The wildcard address (`0.0.0.0`), which names
+    /// no device, is `Error::Inval`; an address that is not valid or not
+    /// this host's is the error rdma_cm reports.
+    pub fn local(addr: &str) -> Result<Device> {
+        Device::lookup(addr, ContextType::Local)
+    }
+
+    /// The device through which rdma_cm routes to the remote address
+    /// `addr`.
+    pub fn remote(addr: &str) -> Result<Device> {
+        Device::lookup(addr, ContextType::Remote)
+    }
+
+    /// The device for `addr` as `kind` says ([`get_ibv_context`]); an
+    /// address with a NUL byte in it, or one that names no device, is
+    /// `Error::Inval`.
+    pub fn lookup(addr: &str, kind: ContextType) -> Result<Device> {
+        let addr = CString::new(addr).map_err(|_| Error::Inval)?;
+        let ctx = get_ibv_context(&addr, kind)?.ok_or(Error::Inval)?;
+        Ok(Device { ctx })
+    }
+
+    /// The libibverbs context, for callers that drive libibverbs directly.
+    pub fn as_ptr(&self) -> *mut sys::ibv_context {
+        self.ctx.as_ptr()
+    }
+
+    /// Whether the device supports on-demand paging for RC reads and
+    /// writes.
+    pub fn is_odp_capable(&self) -> Result<bool> {
+        query_caps(self.ctx.as_ptr()).map(|c| c.odp)
+    }
+}
 
 /// A protection domain on a device, with the device's capabilities.
 #[derive(Debug)]
@@ -32,12 +90,30 @@ unsafe impl Send for Peer {}
 unsafe impl Sync for Peer {}
 
 impl Peer {
-    /// Opens a peer on the device context `ctx` (one that
-    /// [`crate::utils::get_ibv_context`] returned, or any open context).
+    /// Opens a peer on `device`.
+    ///
+    /// ```no_run
+    /// use rpma::peer::{Device, Peer};
+    ///
+    /// let device = Device::local("192.168.0.1")?;
+    /// let peer = Peer::new(&device)?;
+    /// # Ok::<(), rpma::Error>(())
+    /// ```
+    pub fn new(device: &Device) -> Result<Peer> {
+        // SAFETY: a Device's context stays open for the rest of the process
+        // (see Device), so it outlives the peer.
+        unsafe { Peer::from_raw_context(device.ctx) }
+    }
+
+    /// Opens a peer on the device context `ctx`, any open context (one that
+    /// `rpma_utils_get_ibv_context` or `ibv_open_device` returned): the
+    /// constructor of the C API's `rpma_peer_new`. Rust code uses
+    /// [`Peer::new`] with a [`Device`].
     ///
     /// # Safety
-    /// `ctx` is a live `ibv_context` that outlives the peer.
-    pub unsafe fn new(ctx: NonNull<sys::ibv_context>) -> Result<Peer> {
+    /// `ctx` is a live `ibv_context` that stays open until the peer and
+    /// everything made from it are gone.
+    pub unsafe fn from_raw_context(ctx: NonNull<sys::ibv_context>) -> Result<Peer> {
         let ctx = ctx.as_ptr();
         let caps = query_caps(ctx)?;
         // The switch is the process's choice, read once per peer.

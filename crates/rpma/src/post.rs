@@ -2,7 +2,7 @@
 //! posts them. Every operation of the data path ends here, so these
 //! functions stay on the stack: no allocation, no lock, one verbs call.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 
 use crate::error::{Errno, Error, Result};
 use crate::log::Level;
@@ -42,13 +42,6 @@ impl Completion {
             Completion::OnError => 0,
         }
     }
-}
-
-/// The caller's pointer travels as the work request id and comes back
-/// bit-exact in `ibv_wc::wr_id`.
-#[inline]
-pub(crate) fn wr_id(op_context: *const c_void) -> u64 {
-    op_context as usize as u64
 }
 
 /// The scatter/gather entry of a local range, or none for the 0-byte form
@@ -124,10 +117,10 @@ impl SendWr {
     pub(crate) fn new(
         opcode: sys::ibv_wr_opcode,
         completion: Completion,
-        op_context: *const c_void,
+        op_context: u64,
     ) -> SendWr {
         SendWr {
-            wr_id: wr_id(op_context),
+            wr_id: op_context,
             opcode,
             send_flags: completion.send_flags(),
             imm_data: 0,
@@ -283,14 +276,15 @@ pub(crate) enum RecvQueue {
 }
 
 /// Posts one receive of `len` bytes at `offset` of `dst` (no region, offset
-/// and length 0: a 0-byte buffer) on `queue`.
+/// and length 0: a 0-byte buffer) on `queue`. `op_context` is the work
+/// request id, which comes back bit-exact in `ibv_wc::wr_id`.
 #[inline]
 pub(crate) fn recv(
     queue: RecvQueue,
     dst: Option<&MrLocal>,
     offset: usize,
     len: usize,
-    op_context: *const c_void,
+    op_context: u64,
 ) -> Result<()> {
     // assigned only where it is pointed to: no zeroing on the data path
     let mut sge: sys::ibv_sge;
@@ -302,7 +296,7 @@ pub(crate) fn recv(
         None => (std::ptr::null_mut(), 0),
     };
     let mut wr = sys::ibv_recv_wr {
-        wr_id: wr_id(op_context),
+        wr_id: op_context,
         next: std::ptr::null_mut(),
         sg_list,
         num_sge,
@@ -363,12 +357,7 @@ mod tests {
 
     #[test]
     fn immediate_data_is_big_endian() {
-        let wr = SendWr::new(
-            sys::IBV_WR_SEND_WITH_IMM,
-            Completion::Always,
-            std::ptr::null(),
-        )
-        .imm(0x0102_0304);
+        let wr = SendWr::new(sys::IBV_WR_SEND_WITH_IMM, Completion::Always, 0).imm(0x0102_0304);
         let mut sge = sys::ibv_sge::default();
         let verbs = wr.to_verbs(&mut sge);
         // SAFETY: the union member was just written.
@@ -386,17 +375,13 @@ mod tests {
             length: 8,
             lkey: 7,
         };
-        let wr = SendWr::new(
-            sys::IBV_WR_RDMA_WRITE,
-            Completion::OnError,
-            0x5a5a as *const c_void,
-        )
-        .extra_flags(sys::IBV_SEND_FENCE)
-        .sge(Some(entry))
-        .remote(Remote {
-            addr: 0x2000,
-            rkey: 9,
-        });
+        let wr = SendWr::new(sys::IBV_WR_RDMA_WRITE, Completion::OnError, 0x5a5a)
+            .extra_flags(sys::IBV_SEND_FENCE)
+            .sge(Some(entry))
+            .remote(Remote {
+                addr: 0x2000,
+                rkey: 9,
+            });
         let mut sge = sys::ibv_sge::default();
         let verbs = wr.to_verbs(&mut sge);
         assert_eq!(verbs.sg_list, std::ptr::from_mut(&mut sge));

@@ -1,7 +1,7 @@
 //! Shared receive queue: one receive queue that several connections take
 //! their incoming messages from, optionally with its own receive CQ.
 
-use std::ffi::c_void;
+use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use crate::cq::Cq;
@@ -14,23 +14,25 @@ use crate::sys;
 
 /// A shared receive queue (opaque to C).
 #[derive(Debug)]
-pub struct Srq {
+pub struct Srq<'p> {
     // Field order is release order: the CQ goes before the queue, as in the
     // C library.
     rcq: Option<Cq>,
     srq: NonNull<sys::ibv_srq>,
+    /// The peer whose protection domain holds the queue.
+    _peer: PhantomData<&'p Peer>,
 }
 
 // SAFETY: an ibv_srq is a libibverbs object usable from any thread; the
 // handle is not mutated after creation.
-unsafe impl Send for Srq {}
+unsafe impl Send for Srq<'_> {}
 // SAFETY: as above.
-unsafe impl Sync for Srq {}
+unsafe impl Sync for Srq<'_> {}
 
-impl Srq {
+impl<'p> Srq<'p> {
     /// Creates an SRQ on the peer's protection domain, sized by `cfg` (or
     /// the defaults), with its own receive CQ when the CQ size is not 0.
-    pub fn new(peer: &Peer, cfg: Option<&SrqCfg>) -> Result<Srq> {
+    pub fn new(peer: &'p Peer, cfg: Option<&SrqCfg>) -> Result<Srq<'p>> {
         let default = SrqCfg::new();
         let cfg = cfg.unwrap_or(&default);
         let mut attr: sys::ibv_srq_init_attr = Default::default();
@@ -39,7 +41,11 @@ impl Srq {
         // SAFETY: the PD is live; attr is initialised.
         let srq = unsafe { sys::ibv_create_srq(peer.pd(), &mut attr) };
         let srq = NonNull::new(srq).ok_or_else(|| provider_failed("ibv_create_srq"))?;
-        let mut me = Srq { rcq: None, srq };
+        let mut me = Srq {
+            rcq: None,
+            srq,
+            _peer: PhantomData,
+        };
         if cfg.rcq_size() > 0 {
             me.rcq = Some(Cq::new(peer.context(), cfg.rcq_size(), None)?);
         }
@@ -55,10 +61,10 @@ impl Srq {
     /// (nothing: a 0-byte buffer). Buffers are taken in no promised order.
     pub fn recv(
         &self,
-        dst: Option<&MrLocal>,
+        dst: Option<&MrLocal<'_>>,
         offset: usize,
         len: usize,
-        op_context: *const c_void,
+        op_context: u64,
     ) -> Result<()> {
         post::recv(
             post::RecvQueue::Srq(self.as_ptr()),
@@ -85,7 +91,7 @@ impl Srq {
     }
 }
 
-impl Drop for Srq {
+impl Drop for Srq<'_> {
     fn drop(&mut self) {
         drop(self.rcq.take());
         // SAFETY: as in delete.

@@ -2,6 +2,7 @@
 //! queues, its own rdma_cm event channel, and what the peer sent.
 
 use std::ffi::c_int;
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 
 use crate::alloc::{try_box, try_copy};
@@ -13,6 +14,7 @@ use crate::native::QpNative;
 use crate::peer::Peer;
 use crate::peer_cfg::PeerCfg;
 use crate::queues::{release_parts, Queues};
+use crate::srq::Srq;
 use crate::sys;
 use crate::verbs::{CmId, EventChannel};
 
@@ -24,7 +26,7 @@ pub use ops::{Wake, ATOMIC_WRITE_LEN};
 
 /// A connection (opaque to C).
 #[derive(Debug)]
-pub struct Conn {
+pub struct Conn<'a> {
     id: Option<CmId>,
     queues: Option<Queues>,
     evch: Option<EventChannel>,
@@ -43,6 +45,9 @@ pub struct Conn {
     event_fd: c_int,
     /// An incoming request not accepted yet: releasing it rejects it.
     unanswered: bool,
+    /// The peer whose protection domain holds the queue pair, and the SRQ
+    /// it receives through, if any: borrowed until the connection is gone.
+    _borrows: PhantomData<(&'a Peer, &'a Srq<'a>)>,
 }
 
 // SAFETY: the cm id, event channel, CQs, QP and MR are librdmacm/libibverbs
@@ -50,13 +55,13 @@ pub struct Conn {
 // the private-data cell (itself Sync) and the AtomicBool; the QP pointers and
 // event fd are plain copies; everything else changes only in
 // `delete(self)`/Drop, which own the connection.
-unsafe impl Send for Conn {}
+unsafe impl Send for Conn<'_> {}
 // SAFETY: as above.
-unsafe impl Sync for Conn {}
+unsafe impl Sync for Conn<'_> {}
 
-impl Conn {
+impl<'a> Conn<'a> {
     /// An empty connection object, for a request to move its parts into.
-    pub(crate) fn alloc() -> Result<Box<Conn>> {
+    pub(crate) fn alloc() -> Result<Box<Conn<'a>>> {
         try_box(Conn {
             id: None,
             queues: None,
@@ -68,6 +73,7 @@ impl Conn {
             native: QpNative::default(),
             event_fd: -1,
             unanswered: false,
+            _borrows: PhantomData,
         })
     }
 
@@ -110,7 +116,7 @@ impl Conn {
     }
 
     /// Where the emulated flushes of this connection read to.
-    fn flush_target(&self) -> &crate::mr::MrLocal {
+    fn flush_target(&self) -> &crate::mr::MrLocal<'static> {
         self.flush.as_ref().expect("present until deleted").mr()
     }
 
@@ -272,7 +278,7 @@ impl Conn {
     }
 }
 
-impl Drop for Conn {
+impl Drop for Conn<'_> {
     fn drop(&mut self) {
         let _ = self.release();
     }

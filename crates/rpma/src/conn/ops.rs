@@ -2,11 +2,11 @@
 //! memory, messages, and waiting on a shared completion channel.
 //!
 //! Every operation builds one work request on the stack and posts it; the
-//! checks before are on the arguments only. Ranges are not checked against
+//! checks before are on the arguments only. Each takes an `op_context`,
+//! the work request id its completion carries back in `ibv_wc::wr_id`
+//! (the C API passes its `void *` there as `(uintptr_t)op_context`). Ranges are not checked against
 //! the regions: the device does that and reports a violation as an error
 //! completion, as with the C library.
-
-use std::ffi::c_void;
 
 use super::Conn;
 use crate::cq::Cq;
@@ -33,7 +33,7 @@ pub struct Wake<'a> {
     pub rearmed: Result<()>,
 }
 
-impl Conn {
+impl Conn<'_> {
     /// Reads `len` bytes at `src_offset` of the remote region into
     /// `dst_offset` of a local one. Without both regions it is the 0-byte
     /// read (offsets and length 0), which orders like any other read.
@@ -41,13 +41,13 @@ impl Conn {
     #[inline]
     pub fn read(
         &self,
-        dst: Option<&MrLocal>,
+        dst: Option<&MrLocal<'_>>,
         dst_offset: usize,
         src: Option<&MrRemote>,
         src_offset: usize,
         len: usize,
         completion: Completion,
-        op_context: *const c_void,
+        op_context: u64,
     ) -> Result<()> {
         let (sge, remote) = post::one_sided(dst, dst_offset, src, src_offset, len)?;
         SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
@@ -65,12 +65,12 @@ impl Conn {
         &self,
         dst: Option<&MrRemote>,
         dst_offset: usize,
-        src: Option<&MrLocal>,
+        src: Option<&MrLocal<'_>>,
         src_offset: usize,
         len: usize,
         completion: Completion,
         imm: Option<u32>,
-        op_context: *const c_void,
+        op_context: u64,
     ) -> Result<()> {
         let (sge, remote) = post::one_sided(src, src_offset, dst, dst_offset, len)?;
         let wr = match imm {
@@ -93,7 +93,7 @@ impl Conn {
         dst_offset: usize,
         src: &[u8; ATOMIC_WRITE_LEN],
         completion: Completion,
-        op_context: *const c_void,
+        op_context: u64,
     ) -> Result<()> {
         if self.native.atomic_write {
             return self.native_atomic_write_outlined(dst, dst_offset, src, completion, op_context);
@@ -129,7 +129,7 @@ impl Conn {
         dst_offset: usize,
         src: &[u8; ATOMIC_WRITE_LEN],
         completion: Completion,
-        op_context: *const c_void,
+        op_context: u64,
     ) -> Result<()> {
         if dst_offset % ATOMIC_WRITE_LEN != 0 {
             return Err(Error::Inval);
@@ -140,7 +140,7 @@ impl Conn {
             remote.addr,
             src,
             completion.send_flags(),
-            post::wr_id(op_context),
+            op_context,
         ))
     }
 
@@ -155,7 +155,7 @@ impl Conn {
         dst_offset: usize,
         src: &[u8; ATOMIC_WRITE_LEN],
         completion: Completion,
-        op_context: *const c_void,
+        op_context: u64,
     ) -> Result<()> {
         self.native_atomic_write(dst, dst_offset, src, completion, op_context)
     }
@@ -171,7 +171,7 @@ impl Conn {
         len: usize,
         kind: FlushType,
         completion: Completion,
-        op_context: *const c_void,
+        op_context: u64,
     ) -> Result<()> {
         flush::check(kind, self.direct_write_to_pmem(), dst)?;
         if self.native.flush {
@@ -182,7 +182,7 @@ impl Conn {
                 len,
                 kind.placement(),
                 completion.send_flags(),
-                post::wr_id(op_context),
+                op_context,
             ));
         }
         // The emulation reads a fixed amount, whatever `len`.
@@ -198,12 +198,12 @@ impl Conn {
     #[inline]
     pub fn send(
         &self,
-        src: Option<&MrLocal>,
+        src: Option<&MrLocal<'_>>,
         offset: usize,
         len: usize,
         completion: Completion,
         imm: Option<u32>,
-        op_context: *const c_void,
+        op_context: u64,
     ) -> Result<()> {
         let sge = post::local(src, offset, len)?;
         let wr = match imm {
@@ -219,10 +219,10 @@ impl Conn {
     #[inline]
     pub fn recv(
         &self,
-        dst: Option<&MrLocal>,
+        dst: Option<&MrLocal<'_>>,
         offset: usize,
         len: usize,
-        op_context: *const c_void,
+        op_context: u64,
     ) -> Result<()> {
         post::recv(post::RecvQueue::Qp(self.qp()), dst, offset, len, op_context)
     }
