@@ -276,6 +276,53 @@ impl<'p> MrLocal<'p> {
     /// println!("{}", buf[0]);
     /// # Ok::<(), rpma::Error>(())
     /// ```
+    ///
+    /// The borrow checker holds the buffer and the peer for the region.
+    /// Freeing the buffer while the region lives does not compile (E0505:
+    /// `buf` is moved out while `mr` borrows it):
+    ///
+    /// ```compile_fail,E0505
+    /// use rpma::mr::{MrLocal, Usage};
+    /// use rpma::peer::Peer;
+    ///
+    /// fn expose(peer: &Peer) -> rpma::Result<()> {
+    ///     let mut buf = vec![0u8; 4096];
+    ///     let mr = MrLocal::reg(peer, &mut buf, Usage::WRITE_DST)?;
+    ///     drop(buf);
+    ///     mr.dereg()
+    /// }
+    /// ```
+    ///
+    /// Nor does changing it while the device may be reading or writing it
+    /// (E0499: `buf` is borrowed mutably a second time); copy in through
+    /// the region ([`MrLocal::write`]) instead:
+    ///
+    /// ```compile_fail,E0499
+    /// use rpma::mr::{MrLocal, Usage};
+    /// use rpma::peer::Peer;
+    ///
+    /// fn expose(peer: &Peer) -> rpma::Result<()> {
+    ///     let mut buf = vec![0u8; 4096];
+    ///     let mr = MrLocal::reg(peer, &mut buf, Usage::SEND)?;
+    ///     buf.fill(1);
+    ///     mr.dereg()
+    /// }
+    /// ```
+    ///
+    /// Nor does deleting the peer before its regions (E0505: `peer` is
+    /// moved out while `mr` borrows it):
+    ///
+    /// ```compile_fail,E0505
+    /// use rpma::mr::{MrLocal, Usage};
+    /// use rpma::peer::{Device, Peer};
+    ///
+    /// fn expose(device: &Device, buf: &mut [u8]) -> rpma::Result<()> {
+    ///     let peer = Peer::new(device)?;
+    ///     let mr = MrLocal::reg(&peer, buf, Usage::WRITE_DST)?;
+    ///     peer.delete()?;
+    ///     mr.dereg()
+    /// }
+    /// ```
     pub fn reg(peer: &'p Peer, buf: &'p mut [u8], usage: Usage) -> Result<MrLocal<'p>> {
         let (ptr, len) = (buf.as_mut_ptr().cast::<c_void>(), buf.len());
         // SAFETY: the memory is borrowed exclusively for 'p, which the
