@@ -1,0 +1,149 @@
+//! What the examples share: the command line, bounded waits on the
+//! library's file descriptors, connection events and completions.
+//!
+//! Apart from this module's `poll(2)` call (libc) and its reading of a
+//! completion, the examples use only the safe API of `rpma`.
+//!
+//! Every wait has a deadline, so a peer that never comes (or a lost
+//! message) ends the example with a message instead of hanging it.
+
+use std::error::Error;
+use std::ffi::c_int;
+use std::fmt;
+use std::mem::MaybeUninit;
+use std::time::{Duration, Instant};
+
+use rpma::conn::{Conn, ConnEvent};
+use rpma::cq::Cq;
+use rpma::sys;
+
+/// The result of every step: a message says what failed.
+pub type Res<T> = Result<T, Box<dyn Error>>;
+
+/// Which side of the example this process plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Server,
+    Client,
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::Server => "server",
+            Role::Client => "client",
+        })
+    }
+}
+
+/// `<server|client> <addr> <port>`, or the usage line and exit status 2.
+pub fn args() -> (Role, String, String) {
+    let argv: Vec<String> = std::env::args().collect();
+    let role = match argv.get(1).map(String::as_str) {
+        Some("server") => Some(Role::Server),
+        Some("client") => Some(Role::Client),
+        _ => None,
+    };
+    match (role, argv.len()) {
+        (Some(role), 4) => (role, argv[2].clone(), argv[3].clone()),
+        _ => {
+            let me = argv.first().map_or("example", String::as_str);
+            eprintln!("usage: {me} <server|client> <addr> <port>");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// A failure described in words.
+pub fn fail<T>(msg: impl Into<String>) -> Res<T> {
+    Err(msg.into().into())
+}
+
+/// Adds what was being done to a library error.
+pub fn step<T>(what: &str, r: rpma::Result<T>) -> Res<T> {
+    r.map_err(|e| format!("{what}: {e}").into())
+}
+
+/// Waits at most `timeout` for `fd` to become readable; `what` names the
+/// awaited thing in the message when it does not.
+pub fn wait_readable(fd: c_int, timeout: Duration, what: &str) -> Res<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = c_int::try_from(left.as_millis()).unwrap_or(c_int::MAX);
+        // SAFETY: one pollfd, which lives on this frame for the call.
+        let ret = unsafe { libc::poll(&mut pfd, 1, ms) };
+        match ret {
+            1.. => return Ok(()),
+            0 => return fail(format!("no {what} within {} s", timeout.as_secs())),
+            _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
+            _ => return fail(format!("poll: {}", std::io::Error::last_os_error())),
+        }
+    }
+}
+
+/// The next event of `conn`, taken within `timeout`.
+pub fn next_event(conn: &Conn<'_>, timeout: Duration) -> Res<ConnEvent> {
+    wait_readable(conn.event_fd(), timeout, "connection event")?;
+    step("next connection event", conn.next_event())
+}
+
+/// Takes the next event of `conn` and checks it is `want`.
+pub fn expect_event(conn: &Conn<'_>, want: ConnEvent, timeout: Duration) -> Res<()> {
+    match next_event(conn, timeout)? {
+        got if got == want => Ok(()),
+        got => fail(format!(
+            "expected \"{}\", got \"{}\"",
+            want.as_cstr().to_string_lossy(),
+            got.as_cstr().to_string_lossy()
+        )),
+    }
+}
+
+/// One completion of `cq`, waiting at most `timeout` for it.
+pub fn next_wc(cq: &Cq, timeout: Duration) -> Res<sys::ibv_wc> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let mut wc = [MaybeUninit::new(sys::ibv_wc::default())];
+        match cq.get_wc(&mut wc) {
+            // SAFETY: the slot was initialised above (and the provider
+            // overwrote it with a whole completion). Today's Cq::get_wc
+            // takes MaybeUninit entries; this is the only unsafe use of the
+            // library in the examples, to go with a typed completion API.
+            Ok(_) => return Ok(unsafe { wc[0].assume_init() }),
+            Err(rpma::Error::NoCompletion) => {}
+            Err(e) => return fail(format!("getting a completion: {e}")),
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        wait_readable(cq.fd(), left, "completion")?;
+        // readable, so this does not block; it also arms the CQ again
+        step("waiting for the CQ", cq.wait())?;
+    }
+}
+
+/// Checks that `wc` succeeded and belongs to `op_context`.
+pub fn check_wc(wc: &sys::ibv_wc, op_context: u64, what: &str) -> Res<()> {
+    if wc.status != sys::IBV_WC_SUCCESS {
+        return fail(format!("{what} completed with status {}", wc.status));
+    }
+    if wc.wr_id != op_context {
+        return fail(format!(
+            "{what}: the completion carries wr_id {:#x}, not {op_context:#x}",
+            wc.wr_id
+        ));
+    }
+    Ok(())
+}
+
+/// Private data as text: RoCE and IB pad it with zeros to the transport's
+/// size, which are cut off here.
+pub fn text(data: Option<&[u8]>) -> String {
+    let data = data.unwrap_or_default();
+    let end = data.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    String::from_utf8_lossy(&data[..end]).into_owned()
+}
