@@ -4,6 +4,130 @@
 //! over these modules that builds `librpma.so.0`, a drop-in replacement for
 //! the C library; `rpma-sys` (re-exported as [`sys`]) holds the raw
 //! bindings to libibverbs and librdmacm below them.
+//!
+//! # The object graph
+//!
+//! Everything starts from a [`Device`](peer::Device), the RDMA device that
+//! rdma_cm finds for an address, and a [`Peer`](peer::Peer) on it (a
+//! protection domain). Everything else borrows the peer, and the borrow
+//! checker keeps the order in which they must go:
+//!
+//! - [`MrLocal<'p>`](mr::MrLocal): a registered memory region, which
+//!   borrows its buffer exclusively ([`MrLocal::reg`](mr::MrLocal::reg))
+//!   or owns it ([`MrLocal::reg_owned`](mr::MrLocal::reg_owned)) for as
+//!   long as the device may read or write it;
+//! - [`Ep<'p>`](ep::Ep): a listening endpoint, which hands out
+//!   [`ConnReq<'a>`](conn_req::ConnReq) requests, as does
+//!   [`ConnReq::new`](conn_req::ConnReq::new) on the active side;
+//! - [`Conn<'a>`](conn::Conn): the connection a request becomes, which
+//!   borrows the peer and the [`Srq<'p>`](srq::Srq) its configuration
+//!   names, if any ([`ConnCfg::set_srq`](conn_cfg::ConnCfg::set_srq)).
+//!
+//! Dropping an object releases it; the `delete`/`dereg`/`shutdown` methods
+//! do the same and report how it went. Data operations take an
+//! `op_context: u64` that comes back as the completion's `wr_id`.
+//!
+//! The `unsafe` constructors ([`Peer::from_raw_context`],
+//! [`MrLocal::reg_raw`], [`Ep::listen_unchecked`],
+//! [`ConnReq::new_unchecked`]) are the C API's: they claim `'static`
+//! borrows on the word of a C caller. Rust code does not need them.
+//!
+//! [`Peer::from_raw_context`]: peer::Peer::from_raw_context
+//! [`MrLocal::reg_raw`]: mr::MrLocal::reg_raw
+//! [`Ep::listen_unchecked`]: ep::Ep::listen_unchecked
+//! [`ConnReq::new_unchecked`]: conn_req::ConnReq::new_unchecked
+//!
+//! # A server
+//!
+//! It exposes 4 KiB for the client to write and flush, sends the region's descriptor
+//! as the private data of its accept, and waits for the client to hang up;
+//! then it deregisters the region and reads what was written.
+//!
+//! ```no_run
+//! use rpma::conn::ConnEvent;
+//! use rpma::ep::Ep;
+//! use rpma::mr::{MrLocal, Usage};
+//! use rpma::peer::{Device, Peer};
+//!
+//! fn serve(addr: &str, port: &str) -> rpma::Result<Vec<u8>> {
+//!     let peer = Peer::new(&Device::local(addr)?)?;
+//!     let mut buf = vec![0u8; 4096];
+//!     // written by the client, which may flush it to global visibility
+//!     let usage = Usage::WRITE_DST | Usage::FLUSH_TYPE_VISIBILITY;
+//!     let mr = MrLocal::reg(&peer, &mut buf, usage)?;
+//!
+//!     let ep = Ep::listen(&peer, addr, port)?;
+//!     // blocks until a client comes (poll ep.fd() to wait with a deadline)
+//!     let req = ep.next_conn_req(None)?;
+//!     println!("the client says {:?}", req.private_data());
+//!     let conn = req.connect(Some(&mr.descriptor()))?;
+//!     assert_eq!(conn.next_event()?, ConnEvent::Established);
+//!     // the client writes on its own; it hangs up when it is done
+//!     assert_eq!(conn.next_event()?, ConnEvent::Closed);
+//!     conn.disconnect()?;
+//!     conn.delete()?;
+//!     ep.shutdown()?;
+//!
+//!     // deregistered, the buffer is the program's again
+//!     mr.dereg()?;
+//!     peer.delete()?;
+//!     Ok(buf)
+//! }
+//! ```
+//!
+//! # A client
+//!
+//! It connects, learns the server's region from the private data, writes a
+//! string there, flushes it to global visibility and waits for the flush's
+//! completion, which says the string is in the server's memory.
+//!
+//! ```no_run
+//! use std::mem::MaybeUninit;
+//!
+//! use rpma::conn::ConnEvent;
+//! use rpma::conn_req::ConnReq;
+//! use rpma::mr::{MrLocal, MrRemote, Usage};
+//! use rpma::peer::{Device, Peer};
+//! use rpma::{sys, Completion, FlushType};
+//!
+//! fn write(addr: &str, port: &str) -> rpma::Result<()> {
+//!     let peer = Peer::new(&Device::remote(addr)?)?;
+//!     let mut src = b"Hello, server!".to_vec();
+//!     let mr = MrLocal::reg(&peer, &mut src, Usage::WRITE_SRC)?;
+//!
+//!     let req = ConnReq::new(&peer, addr, port, None)?;
+//!     let conn = req.connect(Some(b"hello"))?;
+//!     assert_eq!(conn.next_event()?, ConnEvent::Established);
+//!     let remote = MrRemote::from_descriptor(conn.private_data().unwrap_or_default())?;
+//!
+//!     // no completion for the write unless it fails; one for the flush,
+//!     // which comes only after the write reached the server's memory
+//!     let len = mr.size();
+//!     conn.write(Some(&remote), 0, Some(&mr), 0, len, Completion::OnError, None, 1)?;
+//!     conn.flush(&remote, 0, len, FlushType::Visibility, Completion::Always, 2)?;
+//!     let cq = conn.cq();
+//!     let mut wc = [MaybeUninit::new(sys::ibv_wc::default())];
+//!     loop {
+//!         match cq.get_wc(&mut wc) {
+//!             // wc[0] is the flush's completion: wr_id 2, and its status
+//!             Ok(_) => break,
+//!             // blocks until the CQ reports, then arms it again
+//!             Err(rpma::Error::NoCompletion) => cq.wait()?,
+//!             Err(e) => return Err(e),
+//!         }
+//!     }
+//!
+//!     conn.disconnect()?;
+//!     assert_eq!(conn.next_event()?, ConnEvent::Closed);
+//!     conn.delete()?;
+//!     mr.dereg()?;
+//!     peer.delete()
+//! }
+//! ```
+//!
+//! `crates/rpma/examples` has complete programs with every check and a
+//! deadline on every wait: `private_data`, `write_flush` (wire-compatible
+//! with the C example `write-flush-persistent`) and `srq_messaging`.
 
 #![deny(missing_docs)]
 
