@@ -146,7 +146,8 @@ impl Conn<'_> {
 
     // Out of line: inlined, the native post (its request's stack slot and
     // three provider calls) grows the emulated path around it, from 71 to
-    // 89 instructions in the C face's emulated entry (objdump), frame
+    // 89 instructions in the C face's emulated entry (objdump; 68 since
+    // Completion's discriminants are its send flags), frame
     // set-up included.
     #[inline(never)]
     fn native_atomic_write_outlined(
