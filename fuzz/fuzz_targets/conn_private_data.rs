@@ -93,32 +93,30 @@ fn bytes_of(v: &Option<(*const u8, Vec<u8>)>) -> Option<Vec<u8>> {
 
 /// A new connection on either side; returns it, the endpoint (passive) and
 /// the private data it starts with.
-fn connect(
-    peer: &Peer,
+fn connect<'p>(
+    peer: &'p Peer,
     flags: u8,
     first: Option<&Event>,
-) -> (Box<Conn>, Option<Ep>, Option<Vec<u8>>) {
+) -> (Box<Conn<'p>>, Option<Ep<'p>>, Option<Vec<u8>>) {
     let first_bytes = match first.map(|e| &e.private_data) {
         Some(PrivateData::Bytes(b)) if !b.is_empty() => Some(b.clone()),
         _ => None,
     };
     if flags & 1 == 0 {
-        // SAFETY: the peer outlives the request and the connection.
-        let req = unsafe { ConnReq::new(peer, c"192.0.2.1", c"7204", None) }.unwrap();
+        let req = ConnReq::new(peer, "192.0.2.1", "7204", None).unwrap();
         let ours = first_bytes.filter(|_| flags & 2 != 0);
         let conn = req.connect(ours.as_deref()).unwrap();
         // rdma_connect got exactly our bytes.
         assert_eq!(fake_provider::take_sent(), [ours.unwrap_or_default()]);
         return (conn, None, None);
     }
-    // SAFETY: the peer outlives the endpoint and its requests.
-    let ep = unsafe { Ep::listen(peer, c"192.0.2.1", c"7204") }.unwrap();
+    let ep = Ep::listen(peer, "192.0.2.1", "7204").unwrap();
     let req_data = first_bytes.filter(|_| flags & 4 != 0);
     fake_provider::push_event(Event {
         kind: RDMA_CM_EVENT_CONNECT_REQUEST,
         private_data: PrivateData::Bytes(req_data.clone().unwrap_or_default()),
     });
-    let req = Box::new(ep.next_conn_req(None).unwrap());
+    let req = ep.next_conn_req(None).unwrap();
     let conn = req.connect(None).unwrap();
     fake_provider::take_sent();
     (conn, Some(ep), req_data)
@@ -133,7 +131,7 @@ fuzz_target!(|data: &[u8]| {
 
     let ctx = NonNull::new(fake_provider::context()).unwrap();
     // SAFETY: the stand-in's context outlives the peer.
-    let peer = unsafe { Peer::new(ctx) }.unwrap();
+    let peer = unsafe { Peer::from_raw_context(ctx) }.unwrap();
     let (conn, ep, mut stored) = connect(&peer, flags, events.first());
     assert_eq!(bytes_of(&view(&conn)), stored);
     // Where the data was first seen once it is set: it must stay there.

@@ -56,16 +56,15 @@ fuzz_target!(|data: &[u8]| {
 
     let ctx = NonNull::new(fake_provider::context()).unwrap();
     // SAFETY: the stand-in's context outlives the peer.
-    let peer = unsafe { Peer::new(ctx) }.unwrap();
-    // SAFETY: the peer outlives the endpoint and its requests.
-    let ep = unsafe { Ep::listen(&peer, c"192.0.2.1", c"7204") }.unwrap();
+    let peer = unsafe { Peer::from_raw_context(ctx) }.unwrap();
+    let ep = Ep::listen(&peer, "192.0.2.1", "7204").unwrap();
 
     fake_provider::push_event(Event { kind, private_data });
     let got = ep.next_conn_req(None);
     if kind != RDMA_CM_EVENT_CONNECT_REQUEST {
         assert_eq!(got.err(), Some(Error::Inval), "event {kind}");
     } else {
-        let req = Box::new(got.unwrap());
+        let req = got.unwrap();
         // (an over-read or a freed buffer is an ASan report)
         assert_eq!(req.private_data(), expected.as_deref());
         if accept {

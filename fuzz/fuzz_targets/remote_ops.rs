@@ -33,7 +33,7 @@ mod common;
 #[path = "../fake_provider.rs"]
 mod fake_provider;
 
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::c_int;
 use std::ptr::NonNull;
 
 use fake_provider::Posted;
@@ -50,7 +50,7 @@ const FLUSH_VISIBILITY: u8 = 1 << 4;
 const FLUSH_PERSISTENT: u8 = 1 << 5;
 const SIGNALED: c_int = 1 << 1;
 const LOCAL_LEN: usize = 4096;
-const OP_CONTEXT: usize = 0x5EED_0000_CAFE;
+const OP_CONTEXT: u64 = 0x5EED_0000_CAFE;
 const IMM: u32 = 0x0102_0304;
 
 fuzz_target!(|data: &[u8]| {
@@ -74,10 +74,8 @@ fuzz_target!(|data: &[u8]| {
 
     let ctx = NonNull::new(fake_provider::context()).unwrap();
     // SAFETY: the stand-in's context outlives the peer.
-    let peer = unsafe { Peer::new(ctx) }.unwrap();
-    let (addr, port): (&CStr, &CStr) = (c"192.0.2.1", c"7204");
-    // SAFETY: the peer outlives the request and the connection; no SRQ.
-    let req: Box<ConnReq> = unsafe { ConnReq::new(&peer, addr, port, None) }.unwrap();
+    let peer = unsafe { Peer::from_raw_context(ctx) }.unwrap();
+    let req: Box<ConnReq> = ConnReq::new(&peer, "192.0.2.1", "7204", None).unwrap();
     let conn: Box<Conn> = req.connect(None).unwrap();
     let cfg = PeerCfg::from_descriptor(&input[21..22]).unwrap();
     conn.apply_remote_peer_cfg(&cfg);
@@ -85,12 +83,12 @@ fuzz_target!(|data: &[u8]| {
     let mut buf = vec![0x5Au8; LOCAL_LEN];
     let word: [u8; 8] = *b"8-bytes!";
     let usage = Usage::READ_DST | Usage::WRITE_SRC;
-    // SAFETY: buf stays alive (and in place) until the region is
-    // deregistered below.
-    let local = unsafe { MrLocal::reg(&peer, buf.as_mut_ptr().cast(), LOCAL_LEN, usage) }.unwrap();
+    // where the region starts, for the expected entries below
+    let buf_addr = buf.as_ptr() as u64;
+    let local = MrLocal::reg(&peer, &mut buf, usage).unwrap();
     fake_provider::take_posted();
     let direct_write = input[21] != 0;
-    let op_context = OP_CONTEXT as *const c_void;
+    let op_context = OP_CONTEXT;
 
     // What the call must return and post (without the SGE, checked below).
     let addr = r.raddr.wrapping_add(offset as u64);
@@ -100,7 +98,7 @@ fuzz_target!(|data: &[u8]| {
         0
     };
     let wr = |opcode, extra| Posted {
-        wr_id: OP_CONTEXT as u64,
+        wr_id: OP_CONTEXT,
         opcode,
         send_flags: signaled | extra,
         remote_addr: addr,
@@ -109,7 +107,7 @@ fuzz_target!(|data: &[u8]| {
         sges: Vec::new(),
         inline_data: None,
     };
-    let local_sge = |length: u32| (buf.as_ptr() as u64, length, 0x1111);
+    let local_sge = |length: u32| (buf_addr, length, 0x1111);
     // The C face reads its flags argument so before every operation.
     let completion = Completion::from_flags(flags);
     let (ret, expected) = {
