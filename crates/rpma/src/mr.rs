@@ -264,6 +264,11 @@ impl<'p> MrLocal<'p> {
     /// of and into it meanwhile; dropping the region (or
     /// [`MrLocal::dereg`]) deregisters it and gives the buffer back.
     ///
+    /// Operations name a region only for the call that posts them; an
+    /// operation (or a posted receive) still outstanding when the region
+    /// is deregistered fails with a protection error, as the device checks
+    /// the region's key: it no longer reaches the memory.
+    ///
     /// ```no_run
     /// use rpma::mr::{MrLocal, Usage};
     /// use rpma::peer::{Device, Peer};

@@ -219,6 +219,21 @@ impl Peer {
     ///
     /// The peer's reference to the shared flush target goes first; while
     /// connections remain, the last of them deregisters it.
+    ///
+    /// In Rust the borrows see to the order: deleting a peer while a
+    /// connection made through it lives does not compile (E0505: `peer`
+    /// is moved out while the connection borrows it).
+    ///
+    /// ```compile_fail,E0505
+    /// use rpma::{conn_req::ConnReq, peer::{Device, Peer}};
+    ///
+    /// fn connect(device: &Device) -> rpma::Result<()> {
+    ///     let peer = Peer::new(device)?;
+    ///     let conn = ConnReq::new(&peer, "192.168.0.1", "7204", None)?.connect(None)?;
+    ///     peer.delete()?;
+    ///     conn.delete()
+    /// }
+    /// ```
     pub fn delete(mut self) -> Result<()> {
         let flush = self.flush_target.take().map_or(Ok(()), SharedApm::release);
         let pd = self.pd.as_ptr();

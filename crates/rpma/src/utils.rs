@@ -54,7 +54,9 @@ pub fn get_ibv_context(
     Ok(ctx)
 }
 
-/// Whether the device supports on-demand paging for RC reads and writes.
+/// Whether the device supports on-demand paging for RC reads and writes:
+/// `rpma_utils_ibv_context_is_odp_capable` for any context of the C
+/// caller's. Rust code asks its [`Device`](crate::peer::Device).
 ///
 /// # Safety
 /// `ctx` is a live `ibv_context`.
