@@ -85,7 +85,8 @@ fuzz_target!(|data: &[u8]| {
     let usage = Usage::READ_DST | Usage::WRITE_SRC;
     // where the region starts, for the expected entries below
     let buf_addr = buf.as_ptr() as u64;
-    let local = MrLocal::reg(&peer, &mut buf, usage).unwrap();
+    // SAFETY: the region is deregistered below, never leaked.
+    let local = unsafe { MrLocal::reg(&peer, &mut buf, usage) }.unwrap();
     fake_provider::take_posted();
     let direct_write = input[21] != 0;
     let op_context = OP_CONTEXT;

@@ -264,7 +264,7 @@ fn client(addr: &str, port: &str) -> Res<()> {
     }
     let mr = step(
         "registering",
-        MrLocal::reg(&peer, &mut mem, Usage::WRITE_SRC),
+        MrLocal::reg_owned(&peer, mem.into(), Usage::WRITE_SRC),
     )?;
 
     let cfg = ConnCfg::new();

@@ -12,10 +12,11 @@
 //! protection domain). Everything else borrows the peer, and the borrow
 //! checker keeps the order in which they must go:
 //!
-//! - [`MrLocal<'p>`](mr::MrLocal): a registered memory region, which
-//!   borrows its buffer exclusively ([`MrLocal::reg`](mr::MrLocal::reg))
-//!   or owns it ([`MrLocal::reg_owned`](mr::MrLocal::reg_owned)) for as
-//!   long as the device may read or write it;
+//! - [`MrLocal<'p>`](mr::MrLocal): a registered memory region, which owns
+//!   its buffer ([`MrLocal::reg_owned`](mr::MrLocal::reg_owned)) or
+//!   borrows it exclusively for a scope
+//!   ([`MrLocal::reg_scoped`](mr::MrLocal::reg_scoped)) for as long as the
+//!   device may read or write it;
 //! - [`Ep<'p>`](ep::Ep): a listening endpoint, which hands out
 //!   [`ConnReq<'a>`](conn_req::ConnReq) requests, as does
 //!   [`ConnReq::new`](conn_req::ConnReq::new) on the active side;
@@ -30,8 +31,12 @@
 //! The `unsafe` constructors ([`Peer::from_raw_context`],
 //! [`MrLocal::reg_raw`], [`Ep::listen_unchecked`],
 //! [`ConnReq::new_unchecked`]) are the C API's: they claim `'static`
-//! borrows on the word of a C caller. Rust code does not need them.
+//! borrows on the word of a C caller. Rust code does not need them, nor
+//! [`MrLocal::reg`], a region that borrows its buffer for its own life,
+//! which is unsafe only because a leaked region (`mem::forget`) would end
+//! the borrow while the memory is still registered.
 //!
+//! [`MrLocal::reg`]: mr::MrLocal::reg
 //! [`Peer::from_raw_context`]: peer::Peer::from_raw_context
 //! [`MrLocal::reg_raw`]: mr::MrLocal::reg_raw
 //! [`Ep::listen_unchecked`]: ep::Ep::listen_unchecked
@@ -51,10 +56,9 @@
 //!
 //! fn serve(addr: &str, port: &str) -> rpma::Result<Vec<u8>> {
 //!     let peer = Peer::new(&Device::local(addr)?)?;
-//!     let mut buf = vec![0u8; 4096];
 //!     // written by the client, which may flush it to global visibility
 //!     let usage = Usage::WRITE_DST | Usage::FLUSH_TYPE_VISIBILITY;
-//!     let mr = MrLocal::reg(&peer, &mut buf, usage)?;
+//!     let mr = MrLocal::reg_owned(&peer, vec![0u8; 4096].into(), usage)?;
 //!
 //!     let ep = Ep::listen(&peer, addr, port)?;
 //!     // blocks until a client comes (poll ep.fd() to wait with a deadline)
@@ -69,9 +73,9 @@
 //!     ep.shutdown()?;
 //!
 //!     // deregistered, the buffer is the program's again
-//!     mr.dereg()?;
+//!     let buf = mr.dereg()?;
 //!     peer.delete()?;
-//!     Ok(buf)
+//!     Ok(buf.into())
 //! }
 //! ```
 //!
@@ -92,8 +96,8 @@
 //!
 //! fn write(addr: &str, port: &str) -> rpma::Result<()> {
 //!     let peer = Peer::new(&Device::remote(addr)?)?;
-//!     let mut src = b"Hello, server!".to_vec();
-//!     let mr = MrLocal::reg(&peer, &mut src, Usage::WRITE_SRC)?;
+//!     let src = b"Hello, server!".to_vec().into_boxed_slice();
+//!     let mr = MrLocal::reg_owned(&peer, src, Usage::WRITE_SRC)?;
 //!
 //!     let req = ConnReq::new(&peer, addr, port, None)?;
 //!     let conn = req.connect(Some(b"hello"))?;

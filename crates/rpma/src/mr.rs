@@ -254,15 +254,14 @@ unsafe impl Sync for MrLocal<'_> {}
 
 impl<'p> MrLocal<'p> {
     /// Registers `buf` with the peer's protection domain, with the access
-    /// rights `usage` needs. An empty `usage` or an empty `buf` is
-    /// `Error::Inval`.
+    /// rights `usage` needs, and keeps it: the region owns its memory until
+    /// [`MrOwned::dereg`] hands it back. An empty `usage` or an empty `buf`
+    /// is `Error::Inval`.
     ///
-    /// The region borrows `buf` exclusively for as long as it lives: safe
-    /// code cannot read, change or free the memory that the device (and,
-    /// as `usage` allows, the remote peer) reads and writes behind the
-    /// compiler's back. [`MrLocal::read`] and [`MrLocal::write`] copy out
-    /// of and into it meanwhile; dropping the region (or
-    /// [`MrLocal::dereg`]) deregisters it and gives the buffer back.
+    /// While it is registered the device (and, as `usage` allows, the
+    /// remote peer) reads and writes the memory behind the compiler's back,
+    /// so the program reaches it only by copies: [`MrLocal::read`] and
+    /// [`MrOwned::write`].
     ///
     /// Operations name a region only for the call that posts them; an
     /// operation (or a posted receive) still outstanding when the region
@@ -274,17 +273,61 @@ impl<'p> MrLocal<'p> {
     /// use rpma::peer::{Device, Peer};
     ///
     /// let peer = Peer::new(&Device::local("192.168.0.1")?)?;
-    /// let mut buf = vec![0u8; 4096];
-    /// let mr = MrLocal::reg(&peer, &mut buf, Usage::WRITE_DST)?;
+    /// let mr = MrLocal::reg_owned(&peer, vec![0u8; 4096].into(), Usage::WRITE_DST)?;
     /// // ... the remote peer writes into the region ...
-    /// mr.dereg()?;
+    /// let buf = mr.dereg()?;
     /// println!("{}", buf[0]);
     /// # Ok::<(), rpma::Error>(())
     /// ```
+    pub fn reg_owned(peer: &'p Peer, buf: Box<[u8]>, usage: Usage) -> Result<MrOwned<'p>> {
+        let len = buf.len();
+        let buf = NonNull::from(Box::leak(buf));
+        // SAFETY: the memory is leaked until MrOwned gives it back, which it
+        // does only after the registration is gone (or never, when the
+        // deregistration failed; a leaked MrOwned leaks it too); the peer
+        // is borrowed for 'p.
+        match unsafe { MrLocal::reg_raw(peer, buf.as_ptr().cast(), len, usage) } {
+            Ok(mr) => Ok(MrOwned {
+                mr: ManuallyDrop::new(mr),
+                buf,
+            }),
+            Err(e) => {
+                // SAFETY: not registered; the pointer came from Box::leak.
+                drop(unsafe { Box::from_raw(buf.as_ptr()) });
+                Err(e)
+            }
+        }
+    }
+
+    /// Registers `buf` for as long as `f` runs, hands `f` the region and
+    /// deregisters it when `f` returns (or unwinds). The checks are those
+    /// of [`MrLocal::reg_owned`]. A failed deregistration is the error, and
+    /// what `f` returned is dropped.
+    ///
+    /// A scope rather than a region that holds the borrow: a value can be
+    /// leaked (`mem::forget`) without being dropped, and a leaked region
+    /// would end the borrow while the memory is still registered, for the
+    /// remote peer to write into after it is freed. `f` gets the region by
+    /// reference only, so it cannot leak it, and the buffer stays borrowed
+    /// until the deregistration.
+    ///
+    /// ```no_run
+    /// use rpma::mr::{MrLocal, Usage};
+    /// use rpma::peer::Peer;
+    ///
+    /// fn expose(peer: &Peer) -> rpma::Result<Vec<u8>> {
+    ///     let mut buf = vec![0u8; 4096];
+    ///     MrLocal::reg_scoped(peer, &mut buf, Usage::WRITE_DST, |mr| {
+    ///         let descriptor = mr.descriptor();
+    ///         // ... hand the descriptor to the peer, which writes ...
+    ///     })?;
+    ///     Ok(buf)
+    /// }
+    /// ```
     ///
     /// The borrow checker holds the buffer and the peer for the region.
-    /// Freeing the buffer while the region lives does not compile (E0505:
-    /// `buf` is moved out while `mr` borrows it):
+    /// Freeing the buffer while it is registered does not compile (E0505:
+    /// `buf` is moved out while the registration borrows it):
     ///
     /// ```compile_fail,E0505
     /// use rpma::mr::{MrLocal, Usage};
@@ -292,9 +335,9 @@ impl<'p> MrLocal<'p> {
     ///
     /// fn expose(peer: &Peer) -> rpma::Result<()> {
     ///     let mut buf = vec![0u8; 4096];
-    ///     let mr = MrLocal::reg(peer, &mut buf, Usage::WRITE_DST)?;
-    ///     drop(buf);
-    ///     mr.dereg()
+    ///     MrLocal::reg_scoped(peer, &mut buf, Usage::WRITE_DST, |mr| {
+    ///         drop(buf);
+    ///     })
     /// }
     /// ```
     ///
@@ -308,14 +351,14 @@ impl<'p> MrLocal<'p> {
     ///
     /// fn expose(peer: &Peer) -> rpma::Result<()> {
     ///     let mut buf = vec![0u8; 4096];
-    ///     let mr = MrLocal::reg(peer, &mut buf, Usage::SEND)?;
-    ///     buf.fill(1);
-    ///     mr.dereg()
+    ///     MrLocal::reg_scoped(peer, &mut buf, Usage::SEND, |mr| {
+    ///         buf.fill(1);
+    ///     })
     /// }
     /// ```
     ///
     /// Nor does deleting the peer before its regions (E0505: `peer` is
-    /// moved out while `mr` borrows it):
+    /// moved out while the registration borrows it):
     ///
     /// ```compile_fail,E0505
     /// use rpma::mr::{MrLocal, Usage};
@@ -323,39 +366,76 @@ impl<'p> MrLocal<'p> {
     ///
     /// fn expose(device: &Device, buf: &mut [u8]) -> rpma::Result<()> {
     ///     let peer = Peer::new(device)?;
-    ///     let mr = MrLocal::reg(&peer, buf, Usage::WRITE_DST)?;
-    ///     peer.delete()?;
+    ///     MrLocal::reg_scoped(&peer, buf, Usage::WRITE_DST, |mr| peer.delete())??;
+    ///     Ok(())
+    /// }
+    /// ```
+    ///
+    /// Nor does keeping the region past the scope (E0521: the borrowed
+    /// region escapes the closure), which is what makes leaking it
+    /// impossible:
+    ///
+    /// ```compile_fail,E0521
+    /// use rpma::mr::{MrLocal, Usage};
+    /// use rpma::peer::Peer;
+    ///
+    /// fn expose(peer: &Peer) -> rpma::Result<()> {
+    ///     let mut buf = vec![0u8; 4096];
+    ///     let mut kept = None;
+    ///     MrLocal::reg_scoped(peer, &mut buf, Usage::WRITE_DST, |mr| kept = Some(mr))?;
+    ///     drop(kept);
+    ///     Ok(())
+    /// }
+    /// ```
+    pub fn reg_scoped<R>(
+        peer: &'p Peer,
+        buf: &mut [u8],
+        usage: Usage,
+        f: impl FnOnce(&MrLocal<'_>) -> R,
+    ) -> Result<R> {
+        // SAFETY: the region stays in this frame: `f` sees it by reference
+        // only, and it is deregistered below or dropped (deregistered) when
+        // `f` unwinds, both before the borrow of `buf` ends.
+        let mr = unsafe { MrLocal::reg(peer, buf, usage) }?;
+        let r = f(&mr);
+        mr.dereg()?;
+        Ok(r)
+    }
+
+    /// Registers `buf`, which the region borrows exclusively for as long as
+    /// it lives: the borrow checker keeps safe code from reading, changing
+    /// or freeing the memory, or deleting the peer, meanwhile. The checks
+    /// are those of [`MrLocal::reg_owned`].
+    ///
+    /// # Safety
+    /// The region is dropped or deregistered before the borrow of `buf`
+    /// ends: it is not leaked (`mem::forget`, `Box::leak`, a reference
+    /// cycle), which would leave the memory registered, for the device to
+    /// write into, after it is freed. [`MrLocal::reg_scoped`] and
+    /// [`MrLocal::reg_owned`] are the safe ways.
+    ///
+    /// The borrow holds here too (E0505: `buf` is moved out while `mr`
+    /// borrows it):
+    ///
+    /// ```compile_fail,E0505
+    /// use rpma::mr::{MrLocal, Usage};
+    /// use rpma::peer::Peer;
+    ///
+    /// fn expose(peer: &Peer) -> rpma::Result<()> {
+    ///     let mut buf = vec![0u8; 4096];
+    ///     // SAFETY: mr is deregistered below, never leaked.
+    ///     let mr = unsafe { MrLocal::reg(peer, &mut buf, Usage::WRITE_DST) }?;
+    ///     drop(buf);
     ///     mr.dereg()
     /// }
     /// ```
-    pub fn reg(peer: &'p Peer, buf: &'p mut [u8], usage: Usage) -> Result<MrLocal<'p>> {
+    pub unsafe fn reg(peer: &'p Peer, buf: &'p mut [u8], usage: Usage) -> Result<MrLocal<'p>> {
         let (ptr, len) = (buf.as_mut_ptr().cast::<c_void>(), buf.len());
         // SAFETY: the memory is borrowed exclusively for 'p, which the
-        // region's type carries: it stays allocated and untouched by safe
-        // code until the region is gone; the peer is borrowed for 'p too.
+        // region's type carries, and the caller deregisters the region
+        // before that borrow ends: it stays allocated and untouched by safe
+        // code while registered.
         unsafe { MrLocal::reg_raw(peer, ptr, len, usage) }
-    }
-
-    /// Registers `buf` and keeps it: the region owns its memory until
-    /// [`MrOwned::dereg`] hands it back. The checks are those of
-    /// [`MrLocal::reg`].
-    pub fn reg_owned(peer: &'p Peer, buf: Box<[u8]>, usage: Usage) -> Result<MrOwned<'p>> {
-        let len = buf.len();
-        let buf = NonNull::from(Box::leak(buf));
-        // SAFETY: the memory is leaked until MrOwned gives it back, which it
-        // does only after the registration is gone (or never, when the
-        // deregistration failed); the peer is borrowed for 'p.
-        match unsafe { MrLocal::reg_raw(peer, buf.as_ptr().cast(), len, usage) } {
-            Ok(mr) => Ok(MrOwned {
-                mr: ManuallyDrop::new(mr),
-                buf,
-            }),
-            Err(e) => {
-                // SAFETY: not registered; the pointer came from Box::leak.
-                drop(unsafe { Box::from_raw(buf.as_ptr()) });
-                Err(e)
-            }
-        }
     }
 }
 
@@ -364,7 +444,7 @@ impl MrLocal<'static> {
     /// with the access rights `usage` needs; a null `ptr`, a zero `size` or
     /// an empty `usage` is `Error::Inval`. The constructor of the C API's
     /// `rpma_mr_reg`, whose memory and peer Rust cannot see: Rust code uses
-    /// [`MrLocal::reg`] or [`MrLocal::reg_owned`].
+    /// [`MrLocal::reg_owned`] or [`MrLocal::reg_scoped`].
     ///
     /// # Safety
     /// The memory stays allocated until the region is deregistered: the
