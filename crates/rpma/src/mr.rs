@@ -759,6 +759,37 @@ impl MrRemote {
 mod tests {
     use super::*;
 
+    /// read and write copy within the registered range and refuse
+    /// anything past it; tested on a stand-in `ibv_mr` (never deregistered:
+    /// the region is forgotten, not dropped).
+    #[test]
+    fn copies_stay_inside_the_region() {
+        let mut mem = vec![0u8; 16];
+        let mut raw = sys::ibv_mr {
+            addr: mem.as_mut_ptr().cast(),
+            length: mem.len(),
+            ..Default::default()
+        };
+        let mut mr = MrLocal {
+            mr: NonNull::from(&mut raw),
+            usage: Usage::SEND,
+            _borrows: PhantomData,
+        };
+        mr.write(4, b"abcd").unwrap();
+        mr.write(12, b"wxyz").unwrap();
+        assert_eq!(mr.write(13, b"wxyz"), Err(Error::Inval));
+        assert_eq!(mr.write(usize::MAX, b"a"), Err(Error::Inval));
+        mr.write(16, b"").unwrap();
+        let mut got = [0u8; 8];
+        mr.read(4, &mut got).unwrap();
+        assert_eq!(&got, b"abcd\0\0\0\0");
+        assert_eq!(mr.read(9, &mut got), Err(Error::Inval));
+        mr.read(8, &mut got).unwrap();
+        assert_eq!(&got, b"\0\0\0\0wxyz");
+        std::mem::forget(mr);
+        assert_eq!(&mem[4..8], b"abcd");
+    }
+
     #[test]
     fn usage_bits_are_the_c_values() {
         let named = [
