@@ -42,11 +42,24 @@ fn server(addr: &str, port: &str) -> Res<()> {
     let req = step("taking the connection request", ep.next_conn_req(None))?;
     println!("server: the client sent \"{}\"", text(req.private_data()));
     let conn = step("accepting", req.connect(Some(SERVER_GREETING)))?;
-    expect_event(&conn, ConnEvent::Established, EVENT_TIMEOUT)?;
-    println!("server: connection established");
-
-    // The client hangs up when it has read the answer.
-    expect_event(&conn, ConnEvent::Closed, EVENT_TIMEOUT)?;
+    // The client hangs up when it has read the answer. On a lossy link
+    // CLOSED may come first: the client's confirmation of the connection
+    // was lost, and it was done before the connection manager resent it.
+    match next_event(&conn, EVENT_TIMEOUT)? {
+        ConnEvent::Established => {
+            println!("server: connection established");
+            expect_event(&conn, ConnEvent::Closed, EVENT_TIMEOUT)?;
+        }
+        ConnEvent::Closed => {
+            println!("server: the client was done before its connection was confirmed here")
+        }
+        other => {
+            return common::fail(format!(
+                "expected \"Connection established\", got \"{}\"",
+                other.as_cstr().to_string_lossy()
+            ))
+        }
+    }
     println!("server: the client closed the connection");
     // completes the disconnection on this side
     step("disconnecting", conn.disconnect())?;
