@@ -32,6 +32,7 @@ mod verbs;
 
 pub use rpma_sys as sys;
 
+pub use cq::{WcOpcode, WcStatus, WorkCompletion};
 pub use error::{Error, Result};
 pub use flush::FlushType;
 pub use post::Completion;
