@@ -46,8 +46,8 @@ use rpma::peer_cfg::PeerCfg;
 use rpma::sys::*;
 use rpma::{Completion, Error, FlushType};
 
-const FLUSH_VISIBILITY: u8 = 1 << 4;
-const FLUSH_PERSISTENT: u8 = 1 << 5;
+const FLUSH_VISIBILITY: u32 = 1 << 4;
+const FLUSH_PERSISTENT: u32 = 1 << 5;
 const SIGNALED: c_int = 1 << 1;
 const LOCAL_LEN: usize = 4096;
 const OP_CONTEXT: usize = 0x5EED_0000_CAFE;
@@ -93,7 +93,7 @@ fuzz_target!(|data: &[u8]| {
     let op_context = OP_CONTEXT as *const c_void;
 
     // What the call must return and post (without the SGE, checked below).
-    let addr = r.raddr.wrapping_add(offset as u64);
+    let addr = r.raddr().wrapping_add(offset as u64);
     let signaled = if flags & SIGNALED != 0 {
         IBV_SEND_SIGNALED
     } else {
@@ -104,7 +104,7 @@ fuzz_target!(|data: &[u8]| {
         opcode,
         send_flags: signaled | extra,
         remote_addr: addr,
-        rkey: r.rkey,
+        rkey: r.rkey(),
         imm_data: 0,
         sges: Vec::new(),
         inline_data: None,
@@ -175,8 +175,8 @@ fuzz_target!(|data: &[u8]| {
             ),
             _ => {
                 let allowed = match flush_type {
-                    0 => direct_write && r.usage & FLUSH_PERSISTENT != 0,
-                    1 => r.usage & FLUSH_VISIBILITY != 0,
+                    0 => direct_write && r.usage().bits() & FLUSH_PERSISTENT != 0,
+                    1 => r.usage().bits() & FLUSH_VISIBILITY != 0,
                     _ => true,
                 };
                 (

@@ -127,7 +127,7 @@ pub unsafe extern "C" fn rpma_mr_get_size(mr: *const MrLocal, size: *mut usize) 
 #[no_mangle]
 pub unsafe extern "C" fn rpma_mr_remote_get_size(mr: *const MrRemote, size: *mut usize) -> c_int {
     // SAFETY: caller contract above.
-    unsafe { get(mr, size, |m| m.size as usize) }
+    unsafe { get(mr, size, |m| m.size() as usize) }
 }
 
 /// The flush usage bits of a remote region.

@@ -385,15 +385,12 @@ impl Drop for MrLocal {
 /// it is trusted: the remote device checks every access against the rkey.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MrRemote {
-    /// The region's address in the remote peer's memory.
-    pub raddr: u64,
-    /// The region's length in bytes.
-    pub size: u64,
-    /// The key of the region at the remote peer.
-    pub rkey: u32,
-    /// The usage bits the owner registered it with, as sent (unknown bits
-    /// included).
-    pub usage: u8,
+    // Crate-visible so the work-request builders read them directly; the
+    // public API has the accessors below.
+    pub(crate) raddr: u64,
+    pub(crate) size: u64,
+    pub(crate) rkey: u32,
+    pub(crate) usage: u8,
 }
 
 impl MrRemote {
@@ -438,6 +435,33 @@ impl MrRemote {
             mr.usage
         );
         Ok(mr)
+    }
+
+    /// The region's address in the remote peer's memory.
+    #[inline]
+    pub fn raddr(&self) -> u64 {
+        self.raddr
+    }
+
+    /// The region's length in bytes, as the descriptor says (64 bits: it
+    /// need not fit this side's `usize`).
+    #[inline]
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The key of the region at the remote peer.
+    #[inline]
+    pub fn rkey(&self) -> u32 {
+        self.rkey
+    }
+
+    /// The usage bits the owner registered the region with, as sent. The
+    /// descriptor carries one byte and `Usage` defines all eight of its
+    /// bits, so nothing is lost.
+    #[inline]
+    pub fn usage(&self) -> Usage {
+        Usage::from_bits_truncate(u32::from(self.usage))
     }
 
     /// The flush usages of the region (`RPMA_MR_USAGE_FLUSH_TYPE_*`).
@@ -502,7 +526,7 @@ mod tests {
         d[20] = 0x18;
         let r = MrRemote::from_descriptor(&d).unwrap();
         assert_eq!(
-            (r.raddr, r.size, r.rkey, r.usage),
+            (r.raddr(), r.size(), r.rkey(), r.usage().bits()),
             (0x7f12_3456_0000, 4096, 0x1234_abcd, 0x18)
         );
         assert_eq!(r.flush_type(), Usage::FLUSH_TYPE_VISIBILITY);
