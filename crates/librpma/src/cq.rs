@@ -1,5 +1,6 @@
 use std::ffi::c_int;
 use std::mem::MaybeUninit;
+use std::os::fd::AsRawFd;
 use std::ptr::NonNull;
 
 use crate::{arg, boundary, get, put};
@@ -34,7 +35,7 @@ pub(super) fn cq_handle(cq: Option<&Cq>) -> *mut Cq {
 #[no_mangle]
 pub unsafe extern "C" fn rpma_cq_get_fd(cq: *const Cq, fd: *mut c_int) -> c_int {
     // SAFETY: caller contract above.
-    unsafe { get(cq, fd, Cq::fd) }
+    unsafe { get(cq, fd, |q| q.fd().as_raw_fd()) }
 }
 
 /// Waits for the CQ's channel to report completions.

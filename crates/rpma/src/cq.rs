@@ -5,6 +5,7 @@
 
 use std::ffi::{c_int, c_uint};
 use std::mem::MaybeUninit;
+use std::os::fd::BorrowedFd;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -166,9 +167,10 @@ impl Cq {
     }
 
     /// The file descriptor of the channel this CQ reports to.
-    pub fn fd(&self) -> c_int {
-        // SAFETY: the channel outlives the CQ (owner order).
-        unsafe { self.channel.as_ref().fd }
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        // SAFETY: the channel outlives the CQ (owner order) and holds an
+        // open fd (not -1) until it is destroyed, after the CQ is.
+        unsafe { BorrowedFd::borrow_raw(self.channel.as_ref().fd) }
     }
 
     /// Whether the channel is a connection's shared one.

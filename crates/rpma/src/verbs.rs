@@ -9,6 +9,7 @@
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::fmt;
 use std::mem::MaybeUninit;
+use std::os::fd::BorrowedFd;
 use std::ptr::{self, NonNull};
 
 use crate::error::{
@@ -124,6 +125,14 @@ impl EventChannel {
         unsafe { (*self.0).fd }
     }
 
+    /// The channel's fd, borrowed for as long as the channel lives.
+    pub(crate) fn borrowed_fd(&self) -> BorrowedFd<'_> {
+        // SAFETY: a live event channel holds an open fd (not -1), which
+        // librdmacm closes only in rdma_destroy_event_channel, i.e. after
+        // self (and so the borrow) is gone.
+        unsafe { BorrowedFd::borrow_raw(self.fd()) }
+    }
+
     /// Takes the next event: `RPMA_E_NO_EVENT` when librdmacm says there is
     /// none (ENODATA), `RPMA_E_PROVIDER` for any other failure, logged as
     /// coming from `func` (NUL-terminated).
@@ -209,6 +218,14 @@ impl CompChannel {
     pub(crate) fn fd(&self) -> c_int {
         // SAFETY: live while self is.
         unsafe { self.0.as_ref().fd }
+    }
+
+    /// The channel's fd, borrowed for as long as the channel lives.
+    pub(crate) fn borrowed_fd(&self) -> BorrowedFd<'_> {
+        // SAFETY: a live completion channel holds an open fd (not -1),
+        // which libibverbs closes only in ibv_destroy_comp_channel, i.e.
+        // after self (and so the borrow) is gone.
+        unsafe { BorrowedFd::borrow_raw(self.fd()) }
     }
 
     /// Blocks (unless the fd is non-blocking) for the next event; see
