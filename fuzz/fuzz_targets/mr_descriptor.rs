@@ -11,7 +11,6 @@
 //! buffer of exactly its length, so any over-read is an ASan report.
 
 #![no_main]
-#![feature(c_variadic)]
 
 #[path = "../common.rs"]
 mod common;

@@ -26,7 +26,6 @@
 //! any value.
 
 #![no_main]
-#![feature(c_variadic)]
 
 #[path = "../common.rs"]
 mod common;
