@@ -336,19 +336,20 @@ impl MrLocal {
     }
 
     /// Gives the device a paging hint for part of the region
-    /// (`ibv_advise_mr`); bounds are the kernel's to check.
-    pub fn advise(&self, offset: usize, len: usize, advice: c_int, flags: u32) -> Result<()> {
+    /// (`ibv_advise_mr`); bounds are the kernel's to check. The provider
+    /// decides what it supports: `Error::NoSupp` when it does not support
+    /// advice (or this one), `Error::Inval` for a value or range it refuses.
+    pub fn advise(
+        &self,
+        offset: usize,
+        len: usize,
+        advice: Advice,
+        flags: AdviseFlags,
+    ) -> Result<()> {
         let mut sge = self.sge(offset, len);
         // SAFETY: the MR and its PD are live; one SGE is passed.
-        let ret = unsafe {
-            sys::ibv_advise_mr(
-                self.raw().pd,
-                advice as sys::ib_uverbs_advise_mr_advice,
-                flags,
-                &mut sge,
-                1,
-            )
-        };
+        let ret =
+            unsafe { sys::ibv_advise_mr(self.raw().pd, advice.raw(), flags.bits(), &mut sge, 1) };
         if ret == 0 {
             return Ok(());
         }
@@ -378,6 +379,98 @@ impl Drop for MrLocal {
     fn drop(&mut self) {
         // SAFETY: as in dereg.
         unsafe { sys::ibv_dereg_mr(self.mr.as_ptr()) };
+    }
+}
+
+/// A paging hint for [`MrLocal::advise`] (`enum ibv_advise_mr_advice`,
+/// `advice` of `rpma_mr_advise`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Advice {
+    /// Prefetch the range for reading (`IBV_ADVISE_MR_ADVICE_PREFETCH`).
+    Prefetch,
+    /// Prefetch the range for writing
+    /// (`IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE`).
+    PrefetchWrite,
+    /// Map what is already resident, without faulting pages in
+    /// (`IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT`).
+    PrefetchNoFault,
+    /// Any other value, passed to the provider unchanged; it refuses what
+    /// it does not know (usually `Error::Inval`). This is how the C face
+    /// hands on an `int` it was given, exactly as the C library does.
+    Other(u32),
+}
+
+impl Advice {
+    /// The advice of the C value `raw` (any value: unknown ones become
+    /// [`Advice::Other`] with the same bits).
+    pub fn from_raw(raw: c_int) -> Advice {
+        match raw as u32 {
+            sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH => Advice::Prefetch,
+            sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE => Advice::PrefetchWrite,
+            sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT => Advice::PrefetchNoFault,
+            other => Advice::Other(other),
+        }
+    }
+
+    /// The value passed to `ibv_advise_mr`.
+    pub fn raw(self) -> sys::ib_uverbs_advise_mr_advice {
+        match self {
+            Advice::Prefetch => sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+            Advice::PrefetchWrite => sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+            Advice::PrefetchNoFault => sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+            Advice::Other(raw) => raw,
+        }
+    }
+}
+
+/// Flags of [`MrLocal::advise`] (`enum ibv_advise_mr_flag`, `flags` of
+/// `rpma_mr_advise`).
+///
+/// ```
+/// use rpma::mr::AdviseFlags;
+///
+/// assert_eq!(AdviseFlags::FLUSH.bits(), 1);
+/// assert!(AdviseFlags::empty().is_empty());
+/// // bits libibverbs does not define pass through to the provider
+/// assert_eq!(AdviseFlags::from_bits_retain(0x80).bits(), 0x80);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct AdviseFlags(u32);
+
+// Spelled as a call, as Usage's constants are, so cbindgen does not take
+// it for a C constant.
+impl AdviseFlags {
+    /// Return only when the advice has been acted on
+    /// (`IBV_ADVISE_MR_FLAG_FLUSH`).
+    pub const FLUSH: AdviseFlags = AdviseFlags::from_bits_retain(1);
+
+    /// No flag.
+    pub const fn empty() -> AdviseFlags {
+        AdviseFlags(0)
+    }
+
+    /// The flags with these bits, known or not: the provider refuses bits
+    /// it does not know. This is how the C face hands on the `uint32_t` it
+    /// was given, exactly as the C library does.
+    pub const fn from_bits_retain(bits: u32) -> AdviseFlags {
+        AdviseFlags(bits)
+    }
+
+    /// The bits passed to `ibv_advise_mr`.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// Whether no bit is set.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl std::ops::BitOr for AdviseFlags {
+    type Output = AdviseFlags;
+    fn bitor(self, rhs: AdviseFlags) -> AdviseFlags {
+        AdviseFlags(self.0 | rhs.0)
     }
 }
 
@@ -515,6 +608,17 @@ mod tests {
         ] {
             assert_eq!(Usage::try_from(v), Err(Error::Inval), "{v:#x}");
         }
+    }
+
+    #[test]
+    fn advice_keeps_every_raw_value() {
+        assert_eq!(Advice::from_raw(0), Advice::Prefetch);
+        assert_eq!(Advice::from_raw(1), Advice::PrefetchWrite);
+        assert_eq!(Advice::from_raw(2), Advice::PrefetchNoFault);
+        for raw in [-1, 0, 1, 2, 3, 1000, c_int::MIN] {
+            assert_eq!(Advice::from_raw(raw).raw(), raw as u32);
+        }
+        assert_eq!((AdviseFlags::FLUSH | AdviseFlags::empty()).bits(), 1);
     }
 
     #[test]
