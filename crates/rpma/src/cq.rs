@@ -170,7 +170,7 @@ impl Cq {
     pub fn fd(&self) -> BorrowedFd<'_> {
         // SAFETY: the channel outlives the CQ (owner order) and holds an
         // open fd (not -1) until it is destroyed, after the CQ is.
-        unsafe { BorrowedFd::borrow_raw(self.channel.as_ref().fd) }
+        unsafe { crate::verbs::borrow_open_fd(self.channel.as_ref().fd) }
     }
 
     /// Whether the channel is a connection's shared one.

@@ -19,6 +19,22 @@ use crate::error::{
 use crate::log::Level;
 use crate::sys;
 
+/// `fd` as a `BorrowedFd` without the run-time check `borrow_raw` makes
+/// (an assertion that `fd` is not -1, whose panic path would cost every
+/// fd getter of the C face a landing pad).
+///
+/// # Safety
+/// `fd` is an open file descriptor (so not -1) that stays open for `'a`.
+#[inline(always)]
+pub(crate) unsafe fn borrow_open_fd<'a>(fd: c_int) -> BorrowedFd<'a> {
+    if fd == -1 {
+        // SAFETY: an open fd is never -1 (caller contract).
+        unsafe { std::hint::unreachable_unchecked() }
+    }
+    // SAFETY: open for 'a (caller contract), and not -1 (checked above).
+    unsafe { BorrowedFd::borrow_raw(fd) }
+}
+
 /// How many times `CmId::resolve_addr` tries an address that times out.
 const RESOLVE_ATTEMPTS: u32 = 3;
 
@@ -130,7 +146,7 @@ impl EventChannel {
         // SAFETY: a live event channel holds an open fd (not -1), which
         // librdmacm closes only in rdma_destroy_event_channel, i.e. after
         // self (and so the borrow) is gone.
-        unsafe { BorrowedFd::borrow_raw(self.fd()) }
+        unsafe { borrow_open_fd(self.fd()) }
     }
 
     /// Takes the next event: `RPMA_E_NO_EVENT` when librdmacm says there is
@@ -225,7 +241,7 @@ impl CompChannel {
         // SAFETY: a live completion channel holds an open fd (not -1),
         // which libibverbs closes only in ibv_destroy_comp_channel, i.e.
         // after self (and so the borrow) is gone.
-        unsafe { BorrowedFd::borrow_raw(self.fd()) }
+        unsafe { borrow_open_fd(self.fd()) }
     }
 
     /// Blocks (unless the fd is non-blocking) for the next event; see

@@ -139,7 +139,7 @@ impl Conn {
         // it its event channel, whose open fd this is; the channel is
         // destroyed only when the connection is deleted or dropped, after
         // the borrow of `self` ends.
-        unsafe { BorrowedFd::borrow_raw(self.event_fd) }
+        unsafe { crate::verbs::borrow_open_fd(self.event_fd) }
     }
 
     /// Takes the next connection event. An event that means nothing to a
