@@ -5,31 +5,24 @@
 
 #![allow(dead_code)]
 
-use std::ffi::{c_char, c_int, CStr};
+use std::ffi::c_int;
 use std::sync::Once;
 
-use rpma::log::{self, Level, Threshold};
+use rpma::log::{self, Level, Record, Threshold};
 
 pub const RPMA_E_UNKNOWN: c_int = -100000;
 pub const RPMA_E_INVAL: c_int = -100004;
 pub const RPMA_E_NO_EVENT: c_int = -100006;
 
-/// The log sink: reads the whole message (an over-long or unterminated one
-/// is an ASan report) and drops it. The library passes no variadic
-/// arguments (every '%' of the text is doubled).
-unsafe extern "C" fn discard(
-    level: c_int,
-    file_name: *const c_char,
-    line_no: c_int,
-    function_name: *const c_char,
-    message_format: *const c_char,
-    _args: ...
-) {
-    assert!((0..=5).contains(&level) && line_no > 0);
-    // SAFETY: the library passes NUL-terminated strings for the call's span.
-    let lens = unsafe {
-        [file_name, function_name, message_format].map(|p| CStr::from_ptr(p).to_bytes().len())
-    };
+/// The log sink: reads the whole record (an over-long or unterminated
+/// string is an ASan report) and drops it.
+fn discard(r: &Record<'_>) {
+    assert!(r.level() != Level::Disabled && r.line() > 0);
+    let lens = [
+        r.file_c().to_bytes().len(),
+        r.function_c().to_bytes().len(),
+        r.message().len(),
+    ];
     std::hint::black_box(lens);
 }
 
@@ -37,6 +30,6 @@ pub fn init() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         log::set_threshold(Threshold::Main, Level::Debug);
-        log::set_function(Some(discard));
+        log::set_sink(Box::new(discard));
     });
 }

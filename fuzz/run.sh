@@ -7,8 +7,8 @@
 #
 # (all targets unless some are named)
 # Needs cargo-fuzz (cargo install cargo-fuzz). On a stable toolchain the
-# nightly flags cargo fuzz passes (-Zsanitizer=address, ...) and the targets'
-# #![feature(c_variadic)] are allowed through RUSTC_BOOTSTRAP=1.
+# nightly flags cargo fuzz passes (-Zsanitizer=address, ...) are allowed
+# through RUSTC_BOOTSTRAP=1.
 #
 # Each target reads the committed seeds in corpus/<target>/ and keeps what
 # it finds in target/corpus/<target>/ (not committed; it grows across runs).

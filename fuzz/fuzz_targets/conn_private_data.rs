@@ -29,7 +29,6 @@
 //! deleted. Everything is released and every event acked.
 
 #![no_main]
-#![feature(c_variadic)]
 
 #[path = "../common.rs"]
 mod common;

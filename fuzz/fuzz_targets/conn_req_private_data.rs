@@ -21,7 +21,6 @@
 //! event acked.
 
 #![no_main]
-#![feature(c_variadic)]
 
 #[path = "../common.rs"]
 mod common;

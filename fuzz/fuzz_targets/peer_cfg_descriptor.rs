@@ -10,7 +10,6 @@
 //! (exactly-sized buffer: an over-read is an ASan report).
 
 #![no_main]
-#![feature(c_variadic)]
 
 #[path = "../common.rs"]
 mod common;

@@ -26,7 +26,6 @@
 //! any value.
 
 #![no_main]
-#![feature(c_variadic)]
 
 #[path = "../common.rs"]
 mod common;
@@ -46,8 +45,8 @@ use rpma::peer_cfg::PeerCfg;
 use rpma::sys::*;
 use rpma::{Completion, Error, FlushType};
 
-const FLUSH_VISIBILITY: u8 = 1 << 4;
-const FLUSH_PERSISTENT: u8 = 1 << 5;
+const FLUSH_VISIBILITY: u32 = 1 << 4;
+const FLUSH_PERSISTENT: u32 = 1 << 5;
 const SIGNALED: c_int = 1 << 1;
 const LOCAL_LEN: usize = 4096;
 const OP_CONTEXT: u64 = 0x5EED_0000_CAFE;
@@ -92,7 +91,7 @@ fuzz_target!(|data: &[u8]| {
     let op_context = OP_CONTEXT;
 
     // What the call must return and post (without the SGE, checked below).
-    let addr = r.raddr.wrapping_add(offset as u64);
+    let addr = r.raddr().wrapping_add(offset as u64);
     let signaled = if flags & SIGNALED != 0 {
         IBV_SEND_SIGNALED
     } else {
@@ -103,7 +102,7 @@ fuzz_target!(|data: &[u8]| {
         opcode,
         send_flags: signaled | extra,
         remote_addr: addr,
-        rkey: r.rkey,
+        rkey: r.rkey(),
         imm_data: 0,
         sges: Vec::new(),
         inline_data: None,
@@ -174,8 +173,8 @@ fuzz_target!(|data: &[u8]| {
             ),
             _ => {
                 let allowed = match flush_type {
-                    0 => direct_write && r.usage & FLUSH_PERSISTENT != 0,
-                    1 => r.usage & FLUSH_VISIBILITY != 0,
+                    0 => direct_write && r.usage().bits() & FLUSH_PERSISTENT != 0,
+                    1 => r.usage().bits() & FLUSH_VISIBILITY != 0,
                     _ => true,
                 };
                 (

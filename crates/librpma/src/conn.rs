@@ -1,4 +1,5 @@
 use std::ffi::{c_char, c_int, c_void};
+use std::os::fd::AsRawFd;
 use std::ptr::NonNull;
 
 use crate::conn_req::private_data;
@@ -29,7 +30,7 @@ pub unsafe extern "C" fn rpma_conn_get_event_fd(
     fd: *mut c_int,
 ) -> c_int {
     // SAFETY: caller contract above.
-    unsafe { get(conn, fd, Conn::event_fd) }
+    unsafe { get(conn, fd, |c| c.event_fd().as_raw_fd()) }
 }
 
 /// Takes the next connection event.
@@ -134,7 +135,7 @@ pub unsafe extern "C" fn rpma_conn_get_compl_fd(
         // SAFETY: caller contract above.
         let conn = unsafe { arg(conn) }?;
         let slot = out(fd)?;
-        let value = conn.compl_fd().ok_or(Error::NotSharedChnl)?;
+        let value = conn.compl_fd().ok_or(Error::NotSharedChnl)?.as_raw_fd();
         // SAFETY: checked output pointer.
         unsafe { put(slot, value) };
         Ok(())

@@ -1,10 +1,26 @@
 use std::ffi::c_int;
+use std::mem::MaybeUninit;
+use std::os::fd::AsRawFd;
 use std::ptr::NonNull;
 
 use crate::{arg, boundary, get, put};
-use rpma::cq::{get_wc_failure, in_range, Cq};
+use rpma::cq::{Cq, WorkCompletion};
 use rpma::error::Error;
 use rpma::sys::ibv_wc;
+
+/// The caller's `struct ibv_wc` array as the core's entries.
+///
+/// # Safety
+/// `wc` is non-NULL and writable for `n` entries, which are not otherwise
+/// accessed while the slice lives.
+#[inline(always)]
+unsafe fn entries<'a>(wc: *mut ibv_wc, n: usize) -> &'a mut [MaybeUninit<WorkCompletion>] {
+    // SAFETY: `WorkCompletion` is `repr(transparent)` over `ibv_wc`, and
+    // `MaybeUninit` keeps that layout while allowing the entries to be
+    // uninitialised, as the caller's buffer may be; the caller provides
+    // `n` writable, unaliased entries.
+    unsafe { std::slice::from_raw_parts_mut(wc.cast::<MaybeUninit<WorkCompletion>>(), n) }
+}
 
 /// The C handle of a CQ that lives inside a connection or an SRQ (NULL for
 /// none): a borrowed pointer, valid as long as its owner.
@@ -19,7 +35,7 @@ pub(super) fn cq_handle(cq: Option<&Cq>) -> *mut Cq {
 #[no_mangle]
 pub unsafe extern "C" fn rpma_cq_get_fd(cq: *const Cq, fd: *mut c_int) -> c_int {
     // SAFETY: caller contract above.
-    unsafe { get(cq, fd, Cq::fd) }
+    unsafe { get(cq, fd, |q| q.fd().as_raw_fd()) }
 }
 
 /// Waits for the CQ's channel to report completions.
@@ -59,13 +75,10 @@ pub unsafe extern "C" fn rpma_cq_get_wc(
             return Err(Error::Inval);
         }
         // SAFETY: the caller provides one writable entry.
-        let got = unsafe { cq.poll(1, wc) };
-        if got != 1 {
-            return Err(get_wc_failure(got, 1));
-        }
+        let got = cq.poll_uninit(unsafe { entries(wc, 1) })?;
         if let Some(slot) = NonNull::new(num_entries_got) {
             // SAFETY: a non-NULL output pointer (caller contract).
-            unsafe { put(slot, 1) };
+            unsafe { put(slot, got as c_int) };
         }
         Ok(())
     })
@@ -93,13 +106,12 @@ unsafe fn get_wc_many(
         if num_entries < 1 {
             return Err(Error::Inval);
         }
-        // SAFETY: the caller provides num_entries writable entries.
-        let got = unsafe { cq.poll(num_entries, wc) };
-        if !in_range(got, num_entries) {
-            return Err(get_wc_failure(got, num_entries));
-        }
-        // SAFETY: a non-NULL output pointer (caller contract).
-        unsafe { put(slot, got) };
+        // SAFETY: the caller provides num_entries (at least 1) writable
+        // entries.
+        let got = cq.poll_uninit(unsafe { entries(wc, num_entries as usize) })?;
+        // SAFETY: a non-NULL output pointer (caller contract); `got` is at
+        // most num_entries, so it fits.
+        unsafe { put(slot, got as c_int) };
         Ok(())
     })
 }

@@ -1,4 +1,5 @@
 use std::ffi::{c_char, c_int};
+use std::os::fd::AsRawFd;
 
 use crate::{arg, boundary, c_str, get, out, put, put_new, take_handle};
 use rpma::conn_cfg::ConnCfg;
@@ -46,7 +47,7 @@ pub unsafe extern "C" fn rpma_ep_shutdown(ep_ptr: *mut *mut Ep<'static>) -> c_in
 #[no_mangle]
 pub unsafe extern "C" fn rpma_ep_get_fd(ep: *const Ep<'static>, fd: *mut c_int) -> c_int {
     // SAFETY: caller contract above.
-    unsafe { get(ep, fd, Ep::fd) }
+    unsafe { get(ep, fd, |e| e.fd().as_raw_fd()) }
 }
 
 /// Takes the next incoming connection request.

@@ -211,7 +211,7 @@ pub(crate) unsafe fn take_handle<T>(ptr: *mut *mut T) -> Result<Option<Box<T>>> 
 extern "C" fn on_load() {
     // SAFETY: the identity is a static NUL-terminated string.
     unsafe { libc::openlog(c"rpma".as_ptr(), libc::LOG_PID, libc::LOG_LOCAL7) };
-    rpma::log::set_function(None);
+    log::set_function(None);
 }
 
 /// Logging stops and syslog is closed when the library is unloaded.

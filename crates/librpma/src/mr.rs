@@ -2,7 +2,7 @@ use std::ffi::{c_int, c_void};
 
 use crate::{arg, boundary, get, out, put, put_new, take_handle};
 use rpma::error::Error;
-use rpma::mr::{MrLocal, MrRemote, Usage, DESCRIPTOR_SIZE};
+use rpma::mr::{Advice, AdviseFlags, MrLocal, MrRemote, Usage, DESCRIPTOR_SIZE};
 use rpma::peer::Peer;
 
 /// Registers a memory region.
@@ -133,7 +133,7 @@ pub unsafe extern "C" fn rpma_mr_get_size(mr: *const MrLocal<'static>, size: *mu
 #[no_mangle]
 pub unsafe extern "C" fn rpma_mr_remote_get_size(mr: *const MrRemote, size: *mut usize) -> c_int {
     // SAFETY: caller contract above.
-    unsafe { get(mr, size, |m| m.size as usize) }
+    unsafe { get(mr, size, |m| m.size() as usize) }
 }
 
 /// The flush usage bits of a remote region.
@@ -175,6 +175,13 @@ pub unsafe extern "C" fn rpma_mr_advise(
         // The C library dereferences a NULL region; here it is invalid.
         // SAFETY: caller contract above.
         let mr = unsafe { arg(mr) }?;
-        mr.advise(offset, len, advice, flags)
+        // Any value goes on to the provider as it came, as in the C
+        // library: Advice::Other and from_bits_retain keep the bits.
+        mr.advise(
+            offset,
+            len,
+            Advice::from_raw(advice),
+            AdviseFlags::from_bits_retain(flags),
+        )
     })
 }

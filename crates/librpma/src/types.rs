@@ -9,7 +9,7 @@
 
 use std::ffi::c_int;
 
-use rpma::log::LogFunction;
+use crate::log::LogFunction;
 
 /// Reserved; no function uses it.
 pub const RPMA_W_WAIT_FOR_COMPLETION: c_int = 1;

@@ -22,11 +22,12 @@ use common::{args, check_wc, expect_event, fail, next_wc, step, text, wait_reada
 use rpma::conn::{Conn, ConnEvent};
 use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
+use rpma::cq::WcOpcode;
 use rpma::ep::Ep;
 use rpma::mr::{MrLocal, Usage};
 use rpma::peer::{Device, Peer};
 use rpma::srq::Srq;
-use rpma::{sys, Completion};
+use rpma::Completion;
 
 /// The connections (clients) the server serves.
 const CLIENTS: usize = 3;
@@ -101,24 +102,25 @@ fn server(addr: &str, port: &str) -> Res<()> {
 
     for _ in 0..CLIENTS {
         let wc = next_wc(rcq, COMPLETION_TIMEOUT)?;
-        if wc.status != sys::IBV_WC_SUCCESS || wc.opcode != sys::IBV_WC_RECV {
+        if !wc.status().is_success() || wc.opcode() != WcOpcode::Recv {
             return fail(format!(
-                "a receive completed with status {}, opcode {}",
-                wc.status, wc.opcode
+                "a receive completed with status {:?}, opcode {:?}",
+                wc.status(),
+                wc.opcode()
             ));
         }
-        let Some(i) = conns.iter().position(|c| c.qp_num() == wc.qp_num) else {
+        let Some(i) = conns.iter().position(|c| c.qp_num() == wc.qp_num()) else {
             return fail(format!(
                 "a message came on QP {}, which is none of ours",
-                wc.qp_num
+                wc.qp_num()
             ));
         };
-        let slot = wc.wr_id as usize;
-        let len = (wc.byte_len as usize).min(SLOT);
+        let slot = wc.wr_id() as usize;
+        let len = (wc.byte_len() as usize).min(SLOT);
         let mut got = vec![0u8; len];
         step("reading the message", recv_mr.read(slot * SLOT, &mut got))?;
         let got = String::from_utf8_lossy(&got).into_owned();
-        println!("server: connection {i} (QP {}) sent \"{got}\"", wc.qp_num);
+        println!("server: connection {i} (QP {}) sent \"{got}\"", wc.qp_num());
 
         let reply = answer(&hellos[i], &got);
         step(
@@ -213,12 +215,12 @@ fn client(addr: &str, port: &str) -> Res<()> {
         let mut sent = false;
         while answered.is_none() || !sent {
             let wc = next_wc(conn.cq(), COMPLETION_TIMEOUT)?;
-            if wc.wr_id == op_send(i) {
+            if wc.wr_id() == op_send(i) {
                 check_wc(&wc, op_send(i), "the message")?;
                 sent = true;
             } else {
                 check_wc(&wc, i as u64, "the answer")?;
-                answered = Some((wc.byte_len as usize).min(SLOT));
+                answered = Some((wc.byte_len() as usize).min(SLOT));
             }
         }
         let mut got = vec![0u8; answered.unwrap_or(0)];

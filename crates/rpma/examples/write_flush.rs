@@ -37,11 +37,12 @@ use common::{Res, Role};
 use rpma::conn::ConnEvent;
 use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
+use rpma::cq::{WcOpcode, WorkCompletion};
 use rpma::ep::Ep;
 use rpma::mr::{MrLocal, MrRemote, Usage};
 use rpma::peer::{Device, Peer};
 use rpma::peer_cfg::PeerCfg;
-use rpma::{sys, Completion, FlushType};
+use rpma::{Completion, FlushType};
 
 // The protocol, as common.h of the C example has it.
 const WELCOME_MAGIC: u32 = 0x5746_5031; // "WFP1"
@@ -70,10 +71,6 @@ fn op_write(r: usize, p: usize) -> u64 {
 fn op_flush(r: usize) -> u64 {
     0xf1a5_0000 + r as u64
 }
-
-/// The completion opcode of a native RDMA FLUSH (IBV_WC_FLUSH); an
-/// emulated flush completes as an RDMA READ.
-const WC_FLUSH_NATIVE: sys::ibv_wc_opcode = 8;
 
 fn fnv1a(data: &[u8]) -> u32 {
     data.iter().fold(0x811c_9dc5u32, |sum, &b| {
@@ -227,10 +224,10 @@ fn read_welcome(pdata: Option<&[u8]>) -> Res<(Box<MrRemote>, Box<PeerCfg>)> {
         "decoding the region's descriptor",
         MrRemote::from_descriptor(&descs[..mr_size]),
     )?;
-    if mr.size != SERVER_BUF_SIZE as u64 {
+    if mr.size() != SERVER_BUF_SIZE as u64 {
         return fail(format!(
             "the server's region has {} bytes, the protocol says {SERVER_BUF_SIZE}",
-            mr.size
+            mr.size()
         ));
     }
     if !mr.flush_type().contains(Usage::FLUSH_TYPE_PERSISTENT) {
@@ -245,7 +242,7 @@ fn read_welcome(pdata: Option<&[u8]>) -> Res<(Box<MrRemote>, Box<PeerCfg>)> {
     }
     println!(
         "client: WELCOME: server region of {} bytes, flush types {:#x}, direct write to PMem on",
-        mr.size,
+        mr.size(),
         mr.flush_type().bits()
     );
     Ok((mr, pcfg))
@@ -332,8 +329,9 @@ fn client(addr: &str, port: &str) -> Res<()> {
         // the one completion of this record: the flush's
         let wc = next_wc(cq, COMPLETION_TIMEOUT)?;
         check_wc(&wc, op_flush(r), "the flush")?;
-        if wc.opcode != sys::IBV_WC_RDMA_READ && wc.opcode != WC_FLUSH_NATIVE {
-            return fail(format!("the flush completed with opcode {}", wc.opcode));
+        // a native flush completes as one; an emulated one as a read
+        if !matches!(wc.opcode(), WcOpcode::Flush | WcOpcode::Read) {
+            return fail(format!("the flush completed with opcode {:?}", wc.opcode()));
         }
         let (start, len) = piece(r, 0);
         println!(
@@ -342,8 +340,8 @@ fn client(addr: &str, port: &str) -> Res<()> {
         );
     }
     // the writes, all unsignalled and successful, left nothing behind
-    let mut spare = [std::mem::MaybeUninit::new(sys::ibv_wc::default())];
-    match cq.get_wc(&mut spare) {
+    let mut spare = [WorkCompletion::default()];
+    match cq.poll(&mut spare) {
         Err(rpma::Error::NoCompletion) => {}
         other => {
             return fail(format!(

@@ -5,6 +5,7 @@
 
 use std::ffi::{c_int, c_uint};
 use std::mem::MaybeUninit;
+use std::os::fd::BorrowedFd;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -126,35 +127,38 @@ impl Cq {
         self.arm()
     }
 
-    /// Moves up to `wc.len()` completions into `wc` and returns how many;
-    /// `RPMA_E_NO_COMPLETION` when there are none. Failed work requests are
-    /// completions too: their status tells.
+    /// Moves up to `out.len()` completions into `out` and returns how
+    /// many (1 or more); `Error::NoCompletion` (`RPMA_E_NO_COMPLETION`)
+    /// when there are none, and also for an empty `out`. A negative count
+    /// from the provider is `Error::Provider`, a count above `out.len()`
+    /// `Error::Unknown`, and more than `i32::MAX` entries `Error::Inval`,
+    /// as `rpma_cq_get_wc` reports them. Failed work requests are
+    /// completions too: their [`WorkCompletion::status`] tells.
     #[inline]
-    pub fn get_wc(&self, wc: &mut [MaybeUninit<sys::ibv_wc>]) -> Result<usize> {
-        let asked = c_int::try_from(wc.len()).map_err(|_| Error::Inval)?;
-        // SAFETY: the slice holds `asked` entries, whose MaybeUninit
-        // elements have the layout of ibv_wc. (No entries: nothing can
-        // be in range, and the provider's 0 is `RPMA_E_NO_COMPLETION`, as
-        // before.)
-        let got = unsafe { self.poll(asked, wc.as_mut_ptr().cast()) };
+    pub fn poll(&self, out: &mut [WorkCompletion]) -> Result<usize> {
+        // SAFETY: a `WorkCompletion` is a valid `MaybeUninit` of itself,
+        // with the same layout; the provider only ever writes whole,
+        // initialised entries, so `out` stays initialised.
+        let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<WorkCompletion>]) };
+        self.poll_uninit(out)
+    }
+
+    /// [`Cq::poll`] into entries that need not be initialised: the first
+    /// `n` entries of `out` are initialised when it returns `Ok(n)`.
+    #[inline(always)]
+    pub fn poll_uninit(&self, out: &mut [MaybeUninit<WorkCompletion>]) -> Result<usize> {
+        let asked = c_int::try_from(out.len()).map_err(|_| Error::Inval)?;
+        // SAFETY: the CQ is live; `out` holds `asked` writable entries, and
+        // `MaybeUninit<WorkCompletion>` has the layout of `ibv_wc`
+        // (`repr(transparent)` both), so the provider writes at most
+        // `asked` whole entries inside the slice. (No entries: nothing can
+        // be in range, and the provider's 0 is `Error::NoCompletion`.)
+        let got = unsafe { sys::ibv_poll_cq(self.cq.as_ptr(), asked, out.as_mut_ptr().cast()) };
         if in_range(got, asked) {
             Ok(got as usize)
         } else {
             Err(get_wc_failure(got, asked))
         }
-    }
-
-    /// One `ibv_poll_cq` for at most `asked` entries; the raw count.
-    /// The C entry point and [`Cq::get_wc`] share it, so what a count means
-    /// is decided once, by [`in_range`] and [`get_wc_failure`].
-    ///
-    /// # Safety
-    /// `wc` is writable for `asked` entries.
-    #[inline(always)]
-    pub unsafe fn poll(&self, asked: c_int, wc: *mut sys::ibv_wc) -> c_int {
-        // SAFETY: the CQ is live; the provider writes at most `asked`
-        // entries, which the caller provides.
-        unsafe { sys::ibv_poll_cq(self.cq.as_ptr(), asked, wc) }
     }
 
     /// The libibverbs completion queue, live as long as `self`.
@@ -163,9 +167,10 @@ impl Cq {
     }
 
     /// The file descriptor of the channel this CQ reports to.
-    pub fn fd(&self) -> c_int {
-        // SAFETY: the channel outlives the CQ (owner order).
-        unsafe { self.channel.as_ref().fd }
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        // SAFETY: the channel outlives the CQ (owner order) and holds an
+        // open fd (not -1) until it is destroyed, after the CQ is.
+        unsafe { crate::verbs::borrow_open_fd(self.channel.as_ref().fd) }
     }
 
     /// Whether the channel is a connection's shared one.
@@ -203,7 +208,7 @@ impl Drop for Cq {
 /// (0 and negative counts wrap to large values), because every returning
 /// poll of the data path passes here.
 #[inline(always)]
-pub fn in_range(got: c_int, asked: c_int) -> bool {
+pub(crate) fn in_range(got: c_int, asked: c_int) -> bool {
     (got as u32).wrapping_sub(1) < asked as u32
 }
 
@@ -215,7 +220,7 @@ pub fn in_range(got: c_int, asked: c_int) -> bool {
 /// keeps a small frame. (Named for `rpma_cq_get_wc`, whose cost the
 /// benchmark's report gathers by name.)
 #[inline(always)]
-pub fn get_wc_failure(got: c_int, asked: c_int) -> Error {
+pub(crate) fn get_wc_failure(got: c_int, asked: c_int) -> Error {
     if got == 0 {
         if crate::log::enabled(Level::Debug) {
             log_no_completion();
@@ -256,6 +261,241 @@ fn get_wc_broken(got: c_int, asked: c_int) -> Error {
     }
 }
 
+/// One completion as `ibv_poll_cq` reports it: a zero-cost wrapper over
+/// libibverbs' `struct ibv_wc` (`repr(transparent)`), so a slice of them
+/// is a buffer the provider fills directly, and the C face hands the
+/// caller's `struct ibv_wc` array through unchanged.
+#[derive(Clone, Copy, Default)]
+#[repr(transparent)]
+pub struct WorkCompletion(sys::ibv_wc);
+
+impl WorkCompletion {
+    /// Wraps a raw completion.
+    pub fn from_raw(wc: sys::ibv_wc) -> WorkCompletion {
+        WorkCompletion(wc)
+    }
+
+    /// The raw completion, for the fields without an accessor.
+    pub fn as_raw(&self) -> &sys::ibv_wc {
+        &self.0
+    }
+
+    /// The work request id: the `op_context` the operation was posted with,
+    /// bit-exact.
+    #[inline]
+    pub fn wr_id(&self) -> u64 {
+        self.0.wr_id
+    }
+
+    /// What the work request was.
+    #[inline]
+    pub fn opcode(&self) -> WcOpcode {
+        WcOpcode::from_raw(self.0.opcode)
+    }
+
+    /// Whether the work request succeeded, and if not, why.
+    #[inline]
+    pub fn status(&self) -> WcStatus {
+        WcStatus::from_raw(self.0.status)
+    }
+
+    /// The number of bytes received (meaningful for receives).
+    #[inline]
+    pub fn byte_len(&self) -> u32 {
+        self.0.byte_len
+    }
+
+    /// The immediate data of a send or write with immediate data, `None`
+    /// when the completion carries none (`IBV_WC_WITH_IMM` clear).
+    ///
+    /// The value is in host byte order: the `imm` the sender passed to
+    /// `send`/`write` (or to `rpma_send_with_imm`/`rpma_write_with_imm`),
+    /// i.e. what a C caller gets as `ntohl(wc.imm_data)`. The raw field,
+    /// as the C library leaves it in `struct ibv_wc`, is in network byte
+    /// order; [`WorkCompletion::as_raw`] reaches it.
+    #[inline]
+    pub fn imm_data(&self) -> Option<u32> {
+        if self.0.wc_flags & sys::IBV_WC_WITH_IMM != 0 {
+            // SAFETY: both members of the union are plain u32s, so reading
+            // either is sound whatever the provider wrote.
+            Some(u32::from_be(unsafe { self.0.__bindgen_anon_1.imm_data }))
+        } else {
+            None
+        }
+    }
+
+    /// The number of the local queue pair the completion belongs to.
+    #[inline]
+    pub fn qp_num(&self) -> u32 {
+        self.0.qp_num
+    }
+
+    /// The provider's own error detail (`vendor_err`), meaningful when the
+    /// status is not a success.
+    #[inline]
+    pub fn vendor_err(&self) -> u32 {
+        self.0.vendor_err
+    }
+}
+
+impl std::fmt::Debug for WorkCompletion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkCompletion")
+            .field("wr_id", &self.wr_id())
+            .field("status", &self.status())
+            .field("opcode", &self.opcode())
+            .field("byte_len", &self.byte_len())
+            .field("imm_data", &self.imm_data())
+            .field("qp_num", &self.qp_num())
+            .finish()
+    }
+}
+
+/// The kind of work request a completion reports (`enum ibv_wc_opcode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WcOpcode {
+    /// A send, with or without immediate data (`IBV_WC_SEND`).
+    Send,
+    /// An RDMA write (`IBV_WC_RDMA_WRITE`).
+    Write,
+    /// An RDMA read (`IBV_WC_RDMA_READ`).
+    Read,
+    /// An atomic compare and swap (`IBV_WC_COMP_SWAP`).
+    CompSwap,
+    /// An atomic fetch and add (`IBV_WC_FETCH_ADD`).
+    FetchAdd,
+    /// A native flush (`IBV_WC_FLUSH`).
+    Flush,
+    /// A native atomic write (`IBV_WC_ATOMIC_WRITE`).
+    AtomicWrite,
+    /// A receive (`IBV_WC_RECV`).
+    Recv,
+    /// An RDMA write with immediate data consumed a receive
+    /// (`IBV_WC_RECV_RDMA_WITH_IMM`).
+    RecvRdmaWithImm,
+    /// Any other value, raw.
+    Other(u32),
+}
+
+impl WcOpcode {
+    /// The opcode of raw value `raw`.
+    pub fn from_raw(raw: u32) -> WcOpcode {
+        match raw {
+            sys::IBV_WC_SEND => WcOpcode::Send,
+            sys::IBV_WC_RDMA_WRITE => WcOpcode::Write,
+            sys::IBV_WC_RDMA_READ => WcOpcode::Read,
+            sys::IBV_WC_COMP_SWAP => WcOpcode::CompSwap,
+            sys::IBV_WC_FETCH_ADD => WcOpcode::FetchAdd,
+            sys::IBV_WC_FLUSH => WcOpcode::Flush,
+            sys::IBV_WC_ATOMIC_WRITE => WcOpcode::AtomicWrite,
+            sys::IBV_WC_RECV => WcOpcode::Recv,
+            sys::IBV_WC_RECV_RDMA_WITH_IMM => WcOpcode::RecvRdmaWithImm,
+            other => WcOpcode::Other(other),
+        }
+    }
+
+    /// The raw `enum ibv_wc_opcode` value.
+    pub fn raw(self) -> u32 {
+        match self {
+            WcOpcode::Send => sys::IBV_WC_SEND,
+            WcOpcode::Write => sys::IBV_WC_RDMA_WRITE,
+            WcOpcode::Read => sys::IBV_WC_RDMA_READ,
+            WcOpcode::CompSwap => sys::IBV_WC_COMP_SWAP,
+            WcOpcode::FetchAdd => sys::IBV_WC_FETCH_ADD,
+            WcOpcode::Flush => sys::IBV_WC_FLUSH,
+            WcOpcode::AtomicWrite => sys::IBV_WC_ATOMIC_WRITE,
+            WcOpcode::Recv => sys::IBV_WC_RECV,
+            WcOpcode::RecvRdmaWithImm => sys::IBV_WC_RECV_RDMA_WITH_IMM,
+            WcOpcode::Other(raw) => raw,
+        }
+    }
+}
+
+/// How a work request ended (`enum ibv_wc_status`): the statuses an RC
+/// connection commonly reports by name, any other raw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WcStatus {
+    /// It succeeded (`IBV_WC_SUCCESS`).
+    Success,
+    /// A local length error, e.g. a receive buffer too small
+    /// (`IBV_WC_LOC_LEN_ERR`).
+    LocalLength,
+    /// A local queue pair operation error (`IBV_WC_LOC_QP_OP_ERR`).
+    LocalQpOperation,
+    /// A local protection error (`IBV_WC_LOC_PROT_ERR`).
+    LocalProtection,
+    /// Flushed because the queue pair went to the error state
+    /// (`IBV_WC_WR_FLUSH_ERR`).
+    WrFlush,
+    /// A local access error (`IBV_WC_LOC_ACCESS_ERR`).
+    LocalAccess,
+    /// The peer refused the request as invalid (`IBV_WC_REM_INV_REQ_ERR`).
+    RemoteInvalidRequest,
+    /// A remote access error: bad rkey, range or rights
+    /// (`IBV_WC_REM_ACCESS_ERR`).
+    RemoteAccess,
+    /// The peer failed the operation (`IBV_WC_REM_OP_ERR`).
+    RemoteOperation,
+    /// The transport retry counter ran out (`IBV_WC_RETRY_EXC_ERR`).
+    RetryExceeded,
+    /// The receiver-not-ready retry counter ran out
+    /// (`IBV_WC_RNR_RETRY_EXC_ERR`).
+    RnrRetryExceeded,
+    /// A fatal error (`IBV_WC_FATAL_ERR`).
+    Fatal,
+    /// A general error (`IBV_WC_GENERAL_ERR`).
+    General,
+    /// Any other failure, raw.
+    Other(u32),
+}
+
+impl WcStatus {
+    /// The status of raw value `raw`.
+    pub fn from_raw(raw: u32) -> WcStatus {
+        match raw {
+            sys::IBV_WC_SUCCESS => WcStatus::Success,
+            sys::IBV_WC_LOC_LEN_ERR => WcStatus::LocalLength,
+            sys::IBV_WC_LOC_QP_OP_ERR => WcStatus::LocalQpOperation,
+            sys::IBV_WC_LOC_PROT_ERR => WcStatus::LocalProtection,
+            sys::IBV_WC_WR_FLUSH_ERR => WcStatus::WrFlush,
+            sys::IBV_WC_LOC_ACCESS_ERR => WcStatus::LocalAccess,
+            sys::IBV_WC_REM_INV_REQ_ERR => WcStatus::RemoteInvalidRequest,
+            sys::IBV_WC_REM_ACCESS_ERR => WcStatus::RemoteAccess,
+            sys::IBV_WC_REM_OP_ERR => WcStatus::RemoteOperation,
+            sys::IBV_WC_RETRY_EXC_ERR => WcStatus::RetryExceeded,
+            sys::IBV_WC_RNR_RETRY_EXC_ERR => WcStatus::RnrRetryExceeded,
+            sys::IBV_WC_FATAL_ERR => WcStatus::Fatal,
+            sys::IBV_WC_GENERAL_ERR => WcStatus::General,
+            other => WcStatus::Other(other),
+        }
+    }
+
+    /// The raw `enum ibv_wc_status` value.
+    pub fn raw(self) -> u32 {
+        match self {
+            WcStatus::Success => sys::IBV_WC_SUCCESS,
+            WcStatus::LocalLength => sys::IBV_WC_LOC_LEN_ERR,
+            WcStatus::LocalQpOperation => sys::IBV_WC_LOC_QP_OP_ERR,
+            WcStatus::LocalProtection => sys::IBV_WC_LOC_PROT_ERR,
+            WcStatus::WrFlush => sys::IBV_WC_WR_FLUSH_ERR,
+            WcStatus::LocalAccess => sys::IBV_WC_LOC_ACCESS_ERR,
+            WcStatus::RemoteInvalidRequest => sys::IBV_WC_REM_INV_REQ_ERR,
+            WcStatus::RemoteAccess => sys::IBV_WC_REM_ACCESS_ERR,
+            WcStatus::RemoteOperation => sys::IBV_WC_REM_OP_ERR,
+            WcStatus::RetryExceeded => sys::IBV_WC_RETRY_EXC_ERR,
+            WcStatus::RnrRetryExceeded => sys::IBV_WC_RNR_RETRY_EXC_ERR,
+            WcStatus::Fatal => sys::IBV_WC_FATAL_ERR,
+            WcStatus::General => sys::IBV_WC_GENERAL_ERR,
+            WcStatus::Other(raw) => raw,
+        }
+    }
+
+    /// Whether the work request succeeded.
+    pub fn is_success(self) -> bool {
+        self == WcStatus::Success
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,5 +515,47 @@ mod tests {
         assert_eq!(get_wc_failure(0, 1), Error::NoCompletion);
         assert_eq!(get_wc_failure(-22, 4), Error::Provider);
         assert_eq!(get_wc_failure(5, 4), Error::Unknown);
+    }
+
+    #[test]
+    fn work_completion_reads_its_fields() {
+        let mut raw = sys::ibv_wc {
+            wr_id: 0xdead_beef_0000_0001,
+            status: sys::IBV_WC_REM_ACCESS_ERR,
+            opcode: sys::IBV_WC_RECV_RDMA_WITH_IMM,
+            byte_len: 42,
+            qp_num: 7,
+            ..Default::default()
+        };
+        raw.__bindgen_anon_1.imm_data = 0x0102_0304u32.to_be();
+        let wc = WorkCompletion::from_raw(raw);
+        assert_eq!(wc.wr_id(), 0xdead_beef_0000_0001);
+        assert_eq!(wc.status(), WcStatus::RemoteAccess);
+        assert!(!wc.status().is_success());
+        assert_eq!(wc.opcode(), WcOpcode::RecvRdmaWithImm);
+        assert_eq!(wc.byte_len(), 42);
+        assert_eq!(wc.qp_num(), 7);
+        assert_eq!(wc.imm_data(), None, "no IBV_WC_WITH_IMM flag");
+        raw.wc_flags = sys::IBV_WC_WITH_IMM;
+        assert_eq!(WorkCompletion::from_raw(raw).imm_data(), Some(0x0102_0304));
+    }
+
+    #[test]
+    fn opcodes_and_statuses_round_trip() {
+        for raw in (0..=10).chain(128..=140) {
+            assert_eq!(WcOpcode::from_raw(raw).raw(), raw);
+        }
+        for raw in 0..=30 {
+            assert_eq!(WcStatus::from_raw(raw).raw(), raw);
+        }
+        assert_eq!(WcOpcode::from_raw(200), WcOpcode::Other(200));
+        assert_eq!(WcStatus::from_raw(99), WcStatus::Other(99));
+    }
+
+    #[test]
+    fn work_completion_is_an_ibv_wc() {
+        use std::mem::{align_of, size_of};
+        assert_eq!(size_of::<WorkCompletion>(), size_of::<sys::ibv_wc>());
+        assert_eq!(align_of::<WorkCompletion>(), align_of::<sys::ibv_wc>());
     }
 }

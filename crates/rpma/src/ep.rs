@@ -1,8 +1,9 @@
 //! Endpoints: a listening cm id on a local address, handing out one
 //! connection request per incoming connection.
 
-use std::ffi::{c_int, CStr, CString};
+use std::ffi::{CStr, CString};
 use std::mem::ManuallyDrop;
+use std::os::fd::BorrowedFd;
 use std::ptr::NonNull;
 
 use crate::alloc::try_box;
@@ -72,8 +73,8 @@ impl<'p> Ep<'p> {
 
     /// The fd of the endpoint's event channel (readable when a request
     /// waits).
-    pub fn fd(&self) -> c_int {
-        self.evch.fd()
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.evch.borrowed_fd()
     }
 
     /// Takes the next incoming connection request and builds its queues

@@ -86,13 +86,12 @@
 //! completion, which says the string is in the server's memory.
 //!
 //! ```no_run
-//! use std::mem::MaybeUninit;
-//!
 //! use rpma::conn::ConnEvent;
 //! use rpma::conn_req::ConnReq;
 //! use rpma::mr::{MrLocal, MrRemote, Usage};
 //! use rpma::peer::{Device, Peer};
-//! use rpma::{sys, Completion, FlushType};
+//! use rpma::cq::WorkCompletion;
+//! use rpma::{Completion, FlushType};
 //!
 //! fn write(addr: &str, port: &str) -> rpma::Result<()> {
 //!     let peer = Peer::new(&Device::remote(addr)?)?;
@@ -110,11 +109,12 @@
 //!     conn.write(Some(&remote), 0, Some(&mr), 0, len, Completion::OnError, None, 1)?;
 //!     conn.flush(&remote, 0, len, FlushType::Visibility, Completion::Always, 2)?;
 //!     let cq = conn.cq();
-//!     let mut wc = [MaybeUninit::new(sys::ibv_wc::default())];
+//!     let mut wc = [WorkCompletion::default()];
 //!     loop {
-//!         match cq.get_wc(&mut wc) {
-//!             // wc[0] is the flush's completion: wr_id 2, and its status
-//!             Ok(_) => break,
+//!         match cq.poll(&mut wc) {
+//!             // the flush's completion: wr_id 2
+//!             Ok(_) if wc[0].status().is_success() => break,
+//!             Ok(_) => return Err(rpma::Error::Provider),
 //!             // blocks until the CQ reports, then arms it again
 //!             Err(rpma::Error::NoCompletion) => cq.wait()?,
 //!             Err(e) => return Err(e),
@@ -160,6 +160,7 @@ mod verbs;
 
 pub use rpma_sys as sys;
 
+pub use cq::{WcOpcode, WcStatus, WorkCompletion};
 pub use error::{Error, Result};
 pub use flush::FlushType;
 pub use post::Completion;

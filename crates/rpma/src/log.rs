@@ -4,11 +4,21 @@
 //! A message of level L reaches the sink when L is at or below the main
 //! threshold. The default sink writes every message to syslog and, when L is
 //! also at or below the auxiliary threshold, to stderr with a timestamp. A
-//! user sink gets the level, source file, line, function name and a printf
-//! format that prints the finished message, ending in a newline, as the C
-//! library's callers expect.
+//! user sink, any `Fn(&Record)`, gets the level, source file, line,
+//! function name and the finished message in a [`Record`].
+//!
+//! ```
+//! use rpma::log::{self, Level, Record, Threshold};
+//!
+//! log::set_sink(Box::new(|r: &Record<'_>| {
+//!     eprintln!("{:?} {}:{} {}: {}", r.level(), r.file(), r.line(), r.function(), r.message());
+//! }));
+//! log::set_threshold(Threshold::Main, Level::Notice);
+//! // ... and back to syslog/stderr
+//! log::set_default_sink();
+//! ```
 
-use std::ffi::{c_char, c_int};
+use std::ffi::{c_char, c_int, CStr};
 use std::fmt;
 use std::io::Write;
 use std::panic::AssertUnwindSafe;
@@ -84,17 +94,85 @@ impl Threshold {
     }
 }
 
-/// A user log sink: `rpma_log_function` of the C API.
-pub type LogFunction = unsafe extern "C" fn(
-    level: c_int,
-    file_name: *const c_char,
-    line_no: c_int,
-    function_name: *const c_char,
-    message_format: *const c_char,
-    ...
-);
+/// A user log sink: called once per message that passes the main
+/// threshold, from whichever thread logs it, possibly from several threads
+/// at once. A panic in it is caught and loses that message only.
+pub type Sink = dyn Fn(&Record<'_>) + Send + Sync;
 
-/// `SINK` holds a user function's address, or one of these markers.
+/// One message, as a sink receives it. Everything it borrows lives only for
+/// the call.
+#[derive(Debug, Clone, Copy)]
+pub struct Record<'a> {
+    level: Level,
+    /// NUL-terminated.
+    file: &'static str,
+    line: u32,
+    /// NUL-terminated.
+    function: &'static str,
+    message: &'a [u8],
+}
+
+impl<'a> Record<'a> {
+    /// The message's level (never [`Level::Disabled`]).
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// The library source file the message comes from.
+    pub fn file(&self) -> &'static str {
+        trim_nul(self.file)
+    }
+
+    /// [`Record::file`] as a C string.
+    pub fn file_c(&self) -> &'static CStr {
+        c_str(self.file)
+    }
+
+    /// The line in [`Record::file`].
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// The API function the message comes from, as the C library names
+    /// it (e.g. `rpma_conn_next_event`).
+    pub fn function(&self) -> &'static str {
+        trim_nul(self.function)
+    }
+
+    /// [`Record::function`] as a C string.
+    pub fn function_c(&self) -> &'static CStr {
+        c_str(self.function)
+    }
+
+    /// The finished message, without a trailing newline. Messages are cut
+    /// at 1023 bytes, as the C library cuts them; a cut inside a UTF-8
+    /// sequence drops the partial character here (see
+    /// [`Record::message_bytes`]).
+    pub fn message(&self) -> &'a str {
+        match std::str::from_utf8(self.message) {
+            Ok(s) => s,
+            Err(e) => {
+                let valid = &self.message[..e.valid_up_to()];
+                // SAFETY: from_utf8 checked these bytes.
+                unsafe { std::str::from_utf8_unchecked(valid) }
+            }
+        }
+    }
+
+    /// The finished message as bytes, exactly as cut (no NUL inside, no
+    /// trailing newline).
+    pub fn message_bytes(&self) -> &'a [u8] {
+        self.message
+    }
+}
+
+/// A NUL-terminated `&'static str` as a `CStr`.
+fn c_str(s: &'static str) -> &'static CStr {
+    CStr::from_bytes_until_nul(s.as_bytes()).unwrap_or(c"")
+}
+
+/// `SINK` holds the address of a `&'static Sink`, or one of these markers.
+/// One word, so the check before any formatting stays one atomic load.
 const SINK_OFF: usize = 0;
 const SINK_DEFAULT: usize = 1;
 
@@ -116,9 +194,36 @@ pub fn threshold(threshold: Threshold) -> Level {
     Level::from_raw(THRESHOLDS[threshold as usize].load(SeqCst)).unwrap_or(Level::Disabled)
 }
 
-/// Installs a user sink, or the default one for `None`.
-pub fn set_function(function: Option<LogFunction>) {
-    SINK.store(function.map_or(SINK_DEFAULT, |f| f as usize), SeqCst);
+/// Installs `sink` for every message from now on.
+///
+/// A sink replaced later may still be running on another thread, and the
+/// library takes no lock to find out when it is done; so a replaced boxed
+/// sink is never dropped. Installing sinks is meant to be rare (once, at
+/// start-up); code that switches often should use
+/// [`set_static_sink`], which allocates nothing.
+pub fn set_sink(sink: Box<Sink>) {
+    let sink: &'static Sink = Box::leak(sink);
+    set_static_sink(Box::leak(Box::new(sink)));
+}
+
+/// Installs a sink that lives for the whole program, without allocating:
+///
+/// ```
+/// use rpma::log::{self, Record, Sink};
+///
+/// fn count(_: &Record<'_>) {}
+/// static COUNT: &Sink = &count;
+/// log::set_static_sink(&COUNT);
+/// # log::set_default_sink();
+/// ```
+pub fn set_static_sink(sink: &'static &'static Sink) {
+    SINK.store(std::ptr::from_ref(sink) as usize, SeqCst);
+}
+
+/// Goes back to the default sink (syslog, and stderr up to the auxiliary
+/// threshold).
+pub fn set_default_sink() {
+    SINK.store(SINK_DEFAULT, SeqCst);
 }
 
 /// Stops all logging (the library does this as it is unloaded).
@@ -245,38 +350,26 @@ fn deliver(
     args: fmt::Arguments,
 ) {
     debug_assert!(file.ends_with('\0') && function.ends_with('\0'));
+    let sink = SINK.load(SeqCst);
+    if sink == SINK_OFF {
+        return;
+    }
     let mut message = Text::<MESSAGE_MAX>::new();
     let _ = fmt::write(&mut message, args);
-    let _ = fmt::Write::write_str(&mut message, "\n");
-    match SINK.load(SeqCst) {
-        SINK_OFF => {}
-        SINK_DEFAULT => default_sink(level, trim_nul(file), line, trim_nul(function), &message),
-        user => {
-            // The format prints the message verbatim: every '%' is doubled,
-            // so the sink's vprintf never reads an argument.
-            let mut format = Text::<{ 2 * MESSAGE_MAX }>::new();
-            for &b in message.as_bytes() {
-                if b == b'%' {
-                    format.push(b);
-                }
-                format.push(b);
-            }
-            // SAFETY: a non-marker value in SINK was stored by set_function
-            // from a function pointer of exactly this type (the C caller
-            // promises it points to an rpma_log_function).
-            let sink: LogFunction = unsafe { std::mem::transmute::<usize, LogFunction>(user) };
-            // SAFETY: all pointers are NUL-terminated strings that outlive
-            // the call; the format needs no variadic arguments.
-            unsafe {
-                sink(
-                    level as c_int,
-                    file.as_ptr().cast(),
-                    c_int::try_from(line).unwrap_or(c_int::MAX),
-                    function.as_ptr().cast(),
-                    format.as_c_ptr(),
-                )
-            };
-        }
+    let record = Record {
+        level,
+        file,
+        line,
+        function,
+        message: message.as_bytes(),
+    };
+    if sink == SINK_DEFAULT {
+        default_sink(&record);
+    } else {
+        // SAFETY: a non-marker value in SINK was stored by set_static_sink
+        // from a `&'static &'static Sink`, valid for the whole program.
+        let sink: &'static &'static Sink = unsafe { &*(sink as *const &'static Sink) };
+        sink(&record);
     }
 }
 
@@ -284,15 +377,22 @@ fn trim_nul(s: &str) -> &str {
     s.strip_suffix('\0').unwrap_or(s)
 }
 
-fn default_sink(level: Level, file: &str, line: u32, function: &str, message: &Text<MESSAGE_MAX>) {
+fn default_sink(record: &Record<'_>) {
     use fmt::Write as _;
-    let Some((tag, priority)) = level.tag_and_priority() else {
+    let Some((tag, priority)) = record.level.tag_and_priority() else {
         return;
     };
+    let (level, file, line, function) =
+        (record.level, record.file(), record.line, record.function());
     let base = file.rsplit('/').next().unwrap_or(file);
     let mut body = Text::<{ MESSAGE_MAX + 256 }>::new();
     let _ = write!(body, "{tag}{base}: {line:3}: {function}: ");
-    body.extend(message.as_bytes());
+    body.extend(record.message);
+    // The message ends in a newline, as the C library's do (one cut at
+    // the limit has none, as there).
+    if record.message.len() < MESSAGE_MAX - 1 {
+        body.push(b'\n');
+    }
     if level <= threshold(Threshold::Aux) {
         let mut out = Text::<{ MESSAGE_MAX + 512 }>::new();
         write_timestamp(&mut out);
@@ -375,6 +475,62 @@ mod tests {
         set_threshold(Threshold::Main, Level::Disabled);
         assert!(!enabled(Level::Fatal));
         set_threshold(Threshold::Main, Level::Warning);
+    }
+
+    #[test]
+    fn a_closure_sink_gets_the_record() {
+        use std::sync::atomic::AtomicU32;
+        let _g = SERIAL.lock().unwrap();
+        type Seen = (Level, String, String, u32, String);
+        static SEEN: Mutex<Vec<Seen>> = Mutex::new(Vec::new());
+        static CALLS: AtomicU32 = AtomicU32::new(0);
+        set_sink(Box::new(|r: &Record<'_>| {
+            // other tests of this binary may log meanwhile
+            if r.function() == "log_test" {
+                CALLS.fetch_add(1, SeqCst);
+                assert_eq!(r.file_c().to_bytes(), r.file().as_bytes());
+                assert_eq!(r.function_c().to_bytes(), b"log_test");
+                SEEN.lock().unwrap().push((
+                    r.level(),
+                    r.file().to_string(),
+                    r.function().to_string(),
+                    r.line(),
+                    r.message().to_string(),
+                ));
+            }
+        }));
+        rpma_log!(Level::Error, "log_test", "value {} and 100%", 42);
+        // below the main threshold: not formatted, not delivered
+        rpma_log!(Level::Debug, "log_test", "{}", {
+            CALLS.fetch_add(100, SeqCst);
+            0
+        });
+        disable();
+        rpma_log!(Level::Error, "log_test", "off");
+        set_default_sink();
+        assert_eq!(CALLS.load(SeqCst), 1);
+        let seen = SEEN.lock().unwrap();
+        let (level, file, function, line, message) = &seen[0];
+        assert_eq!(*level, Level::Error);
+        assert!(file.ends_with("log.rs"), "{file}");
+        assert_eq!(function, "log_test");
+        assert!(*line > 0);
+        assert_eq!(message, "value 42 and 100%");
+    }
+
+    #[test]
+    fn a_record_message_is_cut_at_a_character() {
+        let bytes = "ab\u{e9}".as_bytes();
+        let r = Record {
+            level: Level::Error,
+            file: "f.rs\0",
+            line: 1,
+            function: "f\0",
+            message: &bytes[..3],
+        };
+        assert_eq!(r.message(), "ab");
+        assert_eq!(r.message_bytes(), &bytes[..3]);
+        assert_eq!(r.file(), "f.rs");
     }
 
     #[test]

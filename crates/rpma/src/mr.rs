@@ -583,19 +583,20 @@ impl MrLocal<'_> {
     }
 
     /// Gives the device a paging hint for part of the region
-    /// (`ibv_advise_mr`); bounds are the kernel's to check.
-    pub fn advise(&self, offset: usize, len: usize, advice: c_int, flags: u32) -> Result<()> {
+    /// (`ibv_advise_mr`); bounds are the kernel's to check. The provider
+    /// decides what it supports: `Error::NoSupp` when it does not support
+    /// advice (or this one), `Error::Inval` for a value or range it refuses.
+    pub fn advise(
+        &self,
+        offset: usize,
+        len: usize,
+        advice: Advice,
+        flags: AdviseFlags,
+    ) -> Result<()> {
         let mut sge = self.sge(offset, len);
         // SAFETY: the MR and its PD are live; one SGE is passed.
-        let ret = unsafe {
-            sys::ibv_advise_mr(
-                self.raw().pd,
-                advice as sys::ib_uverbs_advise_mr_advice,
-                flags,
-                &mut sge,
-                1,
-            )
-        };
+        let ret =
+            unsafe { sys::ibv_advise_mr(self.raw().pd, advice.raw(), flags.bits(), &mut sge, 1) };
         if ret == 0 {
             return Ok(());
         }
@@ -689,19 +690,108 @@ impl Drop for MrOwned<'_> {
     }
 }
 
+/// A paging hint for [`MrLocal::advise`] (`enum ibv_advise_mr_advice`,
+/// `advice` of `rpma_mr_advise`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Advice {
+    /// Prefetch the range for reading (`IBV_ADVISE_MR_ADVICE_PREFETCH`).
+    Prefetch,
+    /// Prefetch the range for writing
+    /// (`IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE`).
+    PrefetchWrite,
+    /// Map what is already resident, without faulting pages in
+    /// (`IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT`).
+    PrefetchNoFault,
+    /// Any other value, passed to the provider unchanged; it refuses what
+    /// it does not know (usually `Error::Inval`). This is how the C face
+    /// hands on an `int` it was given, exactly as the C library does.
+    Other(u32),
+}
+
+impl Advice {
+    /// The advice of the C value `raw` (any value: unknown ones become
+    /// [`Advice::Other`] with the same bits).
+    pub fn from_raw(raw: c_int) -> Advice {
+        match raw as u32 {
+            sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH => Advice::Prefetch,
+            sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE => Advice::PrefetchWrite,
+            sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT => Advice::PrefetchNoFault,
+            other => Advice::Other(other),
+        }
+    }
+
+    /// The value passed to `ibv_advise_mr`.
+    pub fn raw(self) -> sys::ib_uverbs_advise_mr_advice {
+        match self {
+            Advice::Prefetch => sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+            Advice::PrefetchWrite => sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+            Advice::PrefetchNoFault => sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+            Advice::Other(raw) => raw,
+        }
+    }
+}
+
+/// Flags of [`MrLocal::advise`] (`enum ibv_advise_mr_flag`, `flags` of
+/// `rpma_mr_advise`).
+///
+/// ```
+/// use rpma::mr::AdviseFlags;
+///
+/// assert_eq!(AdviseFlags::FLUSH.bits(), 1);
+/// assert!(AdviseFlags::empty().is_empty());
+/// // bits libibverbs does not define pass through to the provider
+/// assert_eq!(AdviseFlags::from_bits_retain(0x80).bits(), 0x80);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct AdviseFlags(u32);
+
+// Spelled as a call, as Usage's constants are, so cbindgen does not take
+// it for a C constant.
+impl AdviseFlags {
+    /// Return only when the advice has been acted on
+    /// (`IBV_ADVISE_MR_FLAG_FLUSH`).
+    pub const FLUSH: AdviseFlags = AdviseFlags::from_bits_retain(1);
+
+    /// No flag.
+    pub const fn empty() -> AdviseFlags {
+        AdviseFlags(0)
+    }
+
+    /// The flags with these bits, known or not: the provider refuses bits
+    /// it does not know. This is how the C face hands on the `uint32_t` it
+    /// was given, exactly as the C library does.
+    pub const fn from_bits_retain(bits: u32) -> AdviseFlags {
+        AdviseFlags(bits)
+    }
+
+    /// The bits passed to `ibv_advise_mr`.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// Whether no bit is set.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl std::ops::BitOr for AdviseFlags {
+    type Output = AdviseFlags;
+    fn bitor(self, rhs: AdviseFlags) -> AdviseFlags {
+        AdviseFlags(self.0 | rhs.0)
+    }
+}
+
 /// A region of a remote peer, as its descriptor describes it. Nothing in
 /// it is trusted: the remote device checks every access against the rkey.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MrRemote {
-    /// The region's address in the remote peer's memory.
-    pub raddr: u64,
-    /// The region's length in bytes.
-    pub size: u64,
-    /// The key of the region at the remote peer.
-    pub rkey: u32,
-    /// The usage bits the owner registered it with, as sent (unknown bits
-    /// included).
-    pub usage: u8,
+    // Crate-visible so the work-request builders read them directly; the
+    // public API has the accessors below.
+    pub(crate) raddr: u64,
+    pub(crate) size: u64,
+    pub(crate) rkey: u32,
+    pub(crate) usage: u8,
 }
 
 impl MrRemote {
@@ -746,6 +836,33 @@ impl MrRemote {
             mr.usage
         );
         Ok(mr)
+    }
+
+    /// The region's address in the remote peer's memory.
+    #[inline]
+    pub fn raddr(&self) -> u64 {
+        self.raddr
+    }
+
+    /// The region's length in bytes, as the descriptor says (64 bits: it
+    /// need not fit this side's `usize`).
+    #[inline]
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The key of the region at the remote peer.
+    #[inline]
+    pub fn rkey(&self) -> u32 {
+        self.rkey
+    }
+
+    /// The usage bits the owner registered the region with, as sent. The
+    /// descriptor carries one byte and `Usage` defines all eight of its
+    /// bits, so nothing is lost.
+    #[inline]
+    pub fn usage(&self) -> Usage {
+        Usage::from_bits_truncate(u32::from(self.usage))
     }
 
     /// The flush usages of the region (`RPMA_MR_USAGE_FLUSH_TYPE_*`).
@@ -833,6 +950,17 @@ mod tests {
     }
 
     #[test]
+    fn advice_keeps_every_raw_value() {
+        assert_eq!(Advice::from_raw(0), Advice::Prefetch);
+        assert_eq!(Advice::from_raw(1), Advice::PrefetchWrite);
+        assert_eq!(Advice::from_raw(2), Advice::PrefetchNoFault);
+        for raw in [-1, 0, 1, 2, 3, 1000, c_int::MIN] {
+            assert_eq!(Advice::from_raw(raw).raw(), raw as u32);
+        }
+        assert_eq!((AdviseFlags::FLUSH | AdviseFlags::empty()).bits(), 1);
+    }
+
+    #[test]
     fn descriptor_decodes_little_endian_and_validates() {
         let mut d = [0u8; 22];
         d[0..8].copy_from_slice(&0x7f12_3456_0000u64.to_le_bytes());
@@ -841,7 +969,7 @@ mod tests {
         d[20] = 0x18;
         let r = MrRemote::from_descriptor(&d).unwrap();
         assert_eq!(
-            (r.raddr, r.size, r.rkey, r.usage),
+            (r.raddr(), r.size(), r.rkey(), r.usage().bits()),
             (0x7f12_3456_0000, 4096, 0x1234_abcd, 0x18)
         );
         assert_eq!(r.flush_type(), Usage::FLUSH_TYPE_VISIBILITY);

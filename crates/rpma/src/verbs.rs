@@ -9,6 +9,7 @@
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::fmt;
 use std::mem::MaybeUninit;
+use std::os::fd::BorrowedFd;
 use std::ptr::{self, NonNull};
 
 use crate::error::{
@@ -17,6 +18,22 @@ use crate::error::{
 };
 use crate::log::Level;
 use crate::sys;
+
+/// `fd` as a `BorrowedFd` without the run-time check `borrow_raw` makes
+/// (an assertion that `fd` is not -1, whose panic path would cost every
+/// fd getter of the C face a landing pad).
+///
+/// # Safety
+/// `fd` is an open file descriptor (so not -1) that stays open for `'a`.
+#[inline(always)]
+pub(crate) unsafe fn borrow_open_fd<'a>(fd: c_int) -> BorrowedFd<'a> {
+    if fd == -1 {
+        // SAFETY: an open fd is never -1 (caller contract).
+        unsafe { std::hint::unreachable_unchecked() }
+    }
+    // SAFETY: open for 'a (caller contract), and not -1 (checked above).
+    unsafe { BorrowedFd::borrow_raw(fd) }
+}
 
 /// How many times `CmId::resolve_addr` tries an address that times out.
 const RESOLVE_ATTEMPTS: u32 = 3;
@@ -124,6 +141,14 @@ impl EventChannel {
         unsafe { (*self.0).fd }
     }
 
+    /// The channel's fd, borrowed for as long as the channel lives.
+    pub(crate) fn borrowed_fd(&self) -> BorrowedFd<'_> {
+        // SAFETY: a live event channel holds an open fd (not -1), which
+        // librdmacm closes only in rdma_destroy_event_channel, i.e. after
+        // self (and so the borrow) is gone.
+        unsafe { borrow_open_fd(self.fd()) }
+    }
+
     /// Takes the next event: `RPMA_E_NO_EVENT` when librdmacm says there is
     /// none (ENODATA), `RPMA_E_PROVIDER` for any other failure, logged as
     /// coming from `func` (NUL-terminated).
@@ -209,6 +234,14 @@ impl CompChannel {
     pub(crate) fn fd(&self) -> c_int {
         // SAFETY: live while self is.
         unsafe { self.0.as_ref().fd }
+    }
+
+    /// The channel's fd, borrowed for as long as the channel lives.
+    pub(crate) fn borrowed_fd(&self) -> BorrowedFd<'_> {
+        // SAFETY: a live completion channel holds an open fd (not -1),
+        // which libibverbs closes only in ibv_destroy_comp_channel, i.e.
+        // after self (and so the borrow) is gone.
+        unsafe { borrow_open_fd(self.fd()) }
     }
 
     /// Blocks (unless the fd is non-blocking) for the next event; see

@@ -1,8 +1,8 @@
 //! What the examples share: the command line, bounded waits on the
 //! library's file descriptors, connection events and completions.
 //!
-//! Apart from this module's `poll(2)` call (libc) and its reading of a
-//! completion, the examples use only the safe API of `rpma`.
+//! Apart from this module's `poll(2)` call (libc), the examples use only
+//! the safe API of `rpma`.
 //!
 //! Every wait has a deadline, so a peer that never comes (or a lost
 //! message) ends the example with a message instead of hanging it.
@@ -10,12 +10,11 @@
 use std::error::Error;
 use std::ffi::c_int;
 use std::fmt;
-use std::mem::MaybeUninit;
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::time::{Duration, Instant};
 
 use rpma::conn::{Conn, ConnEvent};
-use rpma::cq::Cq;
-use rpma::sys;
+use rpma::cq::{Cq, WcStatus, WorkCompletion};
 
 /// The result of every step: a message says what failed.
 pub type Res<T> = Result<T, Box<dyn Error>>;
@@ -66,12 +65,12 @@ pub fn step<T>(what: &str, r: rpma::Result<T>) -> Res<T> {
 
 /// Waits at most `timeout` for `fd` to become readable; `what` names the
 /// awaited thing in the message when it does not.
-pub fn wait_readable(fd: c_int, timeout: Duration, what: &str) -> Res<()> {
+pub fn wait_readable(fd: BorrowedFd<'_>, timeout: Duration, what: &str) -> Res<()> {
     let deadline = Instant::now() + timeout;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let mut pfd = libc::pollfd {
-            fd,
+            fd: fd.as_raw_fd(),
             events: libc::POLLIN,
             revents: 0,
         };
@@ -106,16 +105,12 @@ pub fn expect_event(conn: &Conn<'_>, want: ConnEvent, timeout: Duration) -> Res<
 }
 
 /// One completion of `cq`, waiting at most `timeout` for it.
-pub fn next_wc(cq: &Cq, timeout: Duration) -> Res<sys::ibv_wc> {
+pub fn next_wc(cq: &Cq, timeout: Duration) -> Res<WorkCompletion> {
     let deadline = Instant::now() + timeout;
     loop {
-        let mut wc = [MaybeUninit::new(sys::ibv_wc::default())];
-        match cq.get_wc(&mut wc) {
-            // SAFETY: the slot was initialised above (and the provider
-            // overwrote it with a whole completion). Today's Cq::get_wc
-            // takes MaybeUninit entries; this is the only unsafe use of the
-            // library in the examples, to go with a typed completion API.
-            Ok(_) => return Ok(unsafe { wc[0].assume_init() }),
+        let mut wc = [WorkCompletion::default()];
+        match cq.poll(&mut wc) {
+            Ok(_) => return Ok(wc[0]),
             Err(rpma::Error::NoCompletion) => {}
             Err(e) => return fail(format!("getting a completion: {e}")),
         }
@@ -127,14 +122,14 @@ pub fn next_wc(cq: &Cq, timeout: Duration) -> Res<sys::ibv_wc> {
 }
 
 /// Checks that `wc` succeeded and belongs to `op_context`.
-pub fn check_wc(wc: &sys::ibv_wc, op_context: u64, what: &str) -> Res<()> {
-    if wc.status != sys::IBV_WC_SUCCESS {
-        return fail(format!("{what} completed with status {}", wc.status));
+pub fn check_wc(wc: &WorkCompletion, op_context: u64, what: &str) -> Res<()> {
+    if wc.status() != WcStatus::Success {
+        return fail(format!("{what} completed with status {:?}", wc.status()));
     }
-    if wc.wr_id != op_context {
+    if wc.wr_id() != op_context {
         return fail(format!(
             "{what}: the completion carries wr_id {:#x}, not {op_context:#x}",
-            wc.wr_id
+            wc.wr_id()
         ));
     }
     Ok(())

@@ -3,6 +3,7 @@
 
 use std::ffi::c_int;
 use std::marker::PhantomData;
+use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 
 use crate::alloc::{try_box, try_copy};
@@ -16,7 +17,7 @@ use crate::peer_cfg::PeerCfg;
 use crate::queues::{release_parts, Queues};
 use crate::srq::Srq;
 use crate::sys;
-use crate::verbs::{CmId, EventChannel};
+use crate::verbs::{CmId, CompChannel, EventChannel};
 
 mod event;
 mod ops;
@@ -139,8 +140,12 @@ impl<'a> Conn<'a> {
     }
 
     /// The fd of the connection's event channel.
-    pub fn event_fd(&self) -> c_int {
-        self.event_fd
+    pub fn event_fd(&self) -> BorrowedFd<'_> {
+        // SAFETY: a connection reaches its users only after `finish` gave
+        // it its event channel, whose open fd this is; the channel is
+        // destroyed only when the connection is deleted or dropped, after
+        // the borrow of `self` ends.
+        unsafe { crate::verbs::borrow_open_fd(self.event_fd) }
     }
 
     /// Takes the next connection event. An event that means nothing to a
@@ -252,8 +257,8 @@ impl<'a> Conn<'a> {
     }
 
     /// The fd of the shared completion channel, if the connection has one.
-    pub fn compl_fd(&self) -> Option<c_int> {
-        self.queues().shared.as_ref().map(|c| c.fd())
+    pub fn compl_fd(&self) -> Option<BorrowedFd<'_>> {
+        self.queues().shared.as_ref().map(CompChannel::borrowed_fd)
     }
 
     fn release(&mut self) -> Result<()> {
