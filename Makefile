@@ -27,7 +27,7 @@ BUILD   := build
 LIB     := $(BUILD)/lib/librpma.so.0
 CTEST_DIR := $(BUILD)/tests-c
 
-.PHONY: all lib fault-lib demo check check-rust check-c check-deb header bindings deb trixie-root \
+.PHONY: all lib fault-lib rust-bins demo check check-rust check-c check-deb header bindings deb trixie-root \
 	install uninstall clean FORCE
 
 all: lib
@@ -69,9 +69,14 @@ check-rust: trixie-root
 	$(CARGO) test --workspace
 	$(CARGO) clippy --workspace --all-targets --features fault-injection --target-dir target/fault -- -D warnings
 
-check-c: lib fault-lib
+# The rpma crate's programs that need rxe0 (its examples and its device
+# tests), built on the host for the SoftRoCE suite to run in the guest.
+rust-bins:
+	CARGO="$(CARGO)" scripts/rust-bins.sh $(BUILD)/rust
+
+check-c: lib fault-lib rust-bins
 	cmake -S tests-c -B $(CTEST_DIR) -DRPMA_LIB_DIR=$(CURDIR)/$(BUILD)/lib \
-		-DRPMA_FAULT_LIB_DIR=$(CURDIR)/$(BUILD)/fault >/dev/null
+		-DRPMA_FAULT_LIB_DIR=$(CURDIR)/$(BUILD)/fault -DRPMA_RUST_DIR=$(CURDIR)/$(BUILD)/rust >/dev/null
 	cmake --build $(CTEST_DIR) -j2
 	ctest --test-dir $(CTEST_DIR) --output-on-failure -j2
 

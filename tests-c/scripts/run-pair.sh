@@ -17,6 +17,10 @@
 # with LD_PRELOAD instead of found through LD_LIBRARY_PATH), RUN_PAIR_SYSTEM
 # (non-empty: neither; the programs find librpma.so.0 where the system's
 # loader does, and each LIB names the file that must serve them).
+#
+# A LIB of "rust" names a Rust program with the rpma crate linked in (the
+# crate's examples): it is given its role first ("server ADDR PORT ARG..."
+# or "client ..."), no library path, and must load no librpma.so.0 at all.
 set -u
 if [ $# -lt 4 ]; then
   sed -n '2,21s/^# \{0,1\}//p' "$0" >&2
@@ -45,6 +49,11 @@ lib_dir() { cd "$(dirname "$1")" && pwd; }
 declare -A lib bin dir
 for side in server client; do
   if [ "$side" = server ]; then l=$1 b=$2; else l=$3 b=$4; fi
+  if [ "$l" = rust ]; then
+    [ -x "$b" ] || { echo "run-pair: $side: missing $b" >&2; exit 2; }
+    lib[$side]=rust dir[$side]= bin[$side]=$b
+    continue
+  fi
   if [ ! -e "$l" ] || [ ! -x "$b" ]; then
     echo "run-pair: $side: missing $l or $b" >&2
     exit 2
@@ -67,13 +76,16 @@ trap cleanup EXIT
 # and the loader's trace into $work/SIDE.trace.<pid>. `env` execs the
 # program itself, so only the program is traced, not timeout(1).
 start() {
-  local side=$1
+  local side=$1 role=()
   local load=(LD_LIBRARY_PATH="${dir[$side]}")
   [ -n "${RUN_PAIR_PRELOAD:-}" ] && load=(LD_PRELOAD="${lib[$side]}")
   [ -n "${RUN_PAIR_SYSTEM:-}" ] && load=(-u LD_LIBRARY_PATH -u LD_PRELOAD)
+  if [ "${lib[$side]}" = rust ]; then
+    load=(-u LD_LIBRARY_PATH -u LD_PRELOAD) role=("$side")
+  fi
   timeout -k 5 "$limit" env "${load[@]}" \
     LD_DEBUG=files LD_DEBUG_OUTPUT="$work/$side.trace" \
-    "${wrap[@]}" "${bin[$side]}" "$ip" "$port" "${extra[@]}" >"$work/$side.out" 2>&1 </dev/null &
+    "${wrap[@]}" "${bin[$side]}" "${role[@]}" "$ip" "$port" "${extra[@]}" >"$work/$side.out" 2>&1 </dev/null &
   pid[$side]=$!
 }
 
@@ -112,6 +124,20 @@ served() {
   local side=$1 loaded
   loaded=$(cat "$work/$side.trace".* 2>/dev/null |
     sed -n 's/.*calling init: \(.*librpma\.so\.0\)$/\1/p' | head -1)
+  if [ "${lib[$side]}" = rust ]; then
+    # the trace must exist (the program ran under the loader) and name
+    # libibverbs, yet no librpma.so.0
+    if [ -n "$loaded" ]; then
+      echo "$loaded (a Rust program must load no librpma.so.0)"
+      return 1
+    fi
+    if ! cat "$work/$side.trace".* 2>/dev/null | grep -q 'calling init: .*libibverbs\.so\.1$'; then
+      echo "nothing (no loader trace with libibverbs.so.1)"
+      return 1
+    fi
+    echo "the rpma crate linked into the program (no librpma.so.0)"
+    return 0
+  fi
   if [ -z "$loaded" ]; then
     echo "no librpma"
     return 1

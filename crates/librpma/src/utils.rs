@@ -4,8 +4,9 @@ use std::ptr::NonNull;
 use crate::types::{ConnEventArg, ContextTypeArg};
 use crate::{boundary, boundary_value, c_str, out, put};
 use rpma::error::Error;
+use rpma::peer::Device;
 use rpma::sys::ibv_context;
-use rpma::utils::{conn_event_str, get_ibv_context, ibv_context_is_odp_capable, ContextType};
+use rpma::utils::{conn_event_str, get_ibv_context, ContextType};
 
 /// Describes a connection event.
 #[no_mangle]
@@ -54,8 +55,8 @@ pub unsafe extern "C" fn rpma_utils_ibv_context_is_odp_capable(
         // query leaves 0 behind.
         // SAFETY: checked output pointer.
         unsafe { put(slot, 0) };
-        // SAFETY: a live context (caller contract).
-        let odp = unsafe { ibv_context_is_odp_capable(ctx) }?;
+        // SAFETY: a live context (caller contract), used only for this call.
+        let odp = unsafe { Device::from_raw_context(ctx) }.is_odp_capable()?;
         // SAFETY: as above.
         unsafe { put(slot, c_int::from(odp)) };
         Ok(())

@@ -31,12 +31,13 @@
 //! The `unsafe` constructors ([`Peer::from_raw_context`],
 //! [`MrLocal::reg_raw`], [`Ep::listen_unchecked`],
 //! [`ConnReq::new_unchecked`]) are the C API's: they claim `'static`
-//! borrows on the word of a C caller. Rust code does not need them, nor
-//! [`MrLocal::reg`], a region that borrows its buffer for its own life,
-//! which is unsafe only because a leaked region (`mem::forget`) would end
-//! the borrow while the memory is still registered.
+//! borrows on the word of a C caller. Rust code does not need them. A
+//! region that borrows its buffer exists only inside
+//! [`MrLocal::reg_scoped`]'s closure: a region that held the borrow for its
+//! own life could be leaked (`mem::forget`), which would end the borrow
+//! while the memory is still registered.
 //!
-//! [`MrLocal::reg`]: mr::MrLocal::reg
+//! [`MrLocal::reg_scoped`]: mr::MrLocal::reg_scoped
 //! [`Peer::from_raw_context`]: peer::Peer::from_raw_context
 //! [`MrLocal::reg_raw`]: mr::MrLocal::reg_raw
 //! [`Ep::listen_unchecked`]: ep::Ep::listen_unchecked
@@ -164,3 +165,8 @@ pub use cq::{WcOpcode, WcStatus, WorkCompletion};
 pub use error::{Error, Result};
 pub use flush::FlushType;
 pub use post::Completion;
+
+/// The README's sketch, compiled as a doctest so it cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeSketch;

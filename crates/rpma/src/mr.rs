@@ -403,33 +403,20 @@ impl<'p> MrLocal<'p> {
     }
 
     /// Registers `buf`, which the region borrows exclusively for as long as
-    /// it lives: the borrow checker keeps safe code from reading, changing
-    /// or freeing the memory, or deleting the peer, meanwhile. The checks
-    /// are those of [`MrLocal::reg_owned`].
+    /// it lives; the body of [`MrLocal::reg_scoped`].
     ///
     /// # Safety
     /// The region is dropped or deregistered before the borrow of `buf`
     /// ends: it is not leaked (`mem::forget`, `Box::leak`, a reference
     /// cycle), which would leave the memory registered, for the device to
-    /// write into, after it is freed. [`MrLocal::reg_scoped`] and
-    /// [`MrLocal::reg_owned`] are the safe ways.
-    ///
-    /// The borrow holds here too (E0505: `buf` is moved out while `mr`
-    /// borrows it):
-    ///
-    /// ```compile_fail,E0505
-    /// use rpma::mr::{MrLocal, Usage};
-    /// use rpma::peer::Peer;
-    ///
-    /// fn expose(peer: &Peer) -> rpma::Result<()> {
-    ///     let mut buf = vec![0u8; 4096];
-    ///     // SAFETY: mr is deregistered below, never leaked.
-    ///     let mr = unsafe { MrLocal::reg(peer, &mut buf, Usage::WRITE_DST) }?;
-    ///     drop(buf);
-    ///     mr.dereg()
-    /// }
-    /// ```
-    pub unsafe fn reg(peer: &'p Peer, buf: &'p mut [u8], usage: Usage) -> Result<MrLocal<'p>> {
+    /// write into, after it is freed. That is why it is not public: no
+    /// safe API can promise it, and `reg_scoped` keeps the region where no
+    /// caller can leak it.
+    pub(crate) unsafe fn reg(
+        peer: &'p Peer,
+        buf: &'p mut [u8],
+        usage: Usage,
+    ) -> Result<MrLocal<'p>> {
         let (ptr, len) = (buf.as_mut_ptr().cast::<c_void>(), buf.len());
         // SAFETY: the memory is borrowed exclusively for 'p, which the
         // region's type carries, and the caller deregisters the region

@@ -56,6 +56,18 @@ impl Device {
         Ok(Device { ctx })
     }
 
+    /// A device handle for a context the C API was given
+    /// (`rpma_utils_ibv_context_is_odp_capable` takes any context of the
+    /// caller's). Rust code finds its device with [`Device::local`] or
+    /// [`Device::remote`].
+    ///
+    /// # Safety
+    /// `ctx` is a live `ibv_context` for as long as the handle, or anything
+    /// opened through it, is used.
+    pub unsafe fn from_raw_context(ctx: NonNull<sys::ibv_context>) -> Device {
+        Device { ctx }
+    }
+
     /// The libibverbs context, for callers that drive libibverbs directly.
     pub fn as_ptr(&self) -> *mut sys::ibv_context {
         self.ctx.as_ptr()

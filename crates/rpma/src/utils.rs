@@ -54,16 +54,6 @@ pub fn get_ibv_context(
     Ok(ctx)
 }
 
-/// Whether the device supports on-demand paging for RC reads and writes:
-/// `rpma_utils_ibv_context_is_odp_capable` for any context of the C
-/// caller's. Rust code asks its [`Device`](crate::peer::Device).
-///
-/// # Safety
-/// `ctx` is a live `ibv_context`.
-pub unsafe fn ibv_context_is_odp_capable(ctx: NonNull<sys::ibv_context>) -> Result<bool> {
-    crate::peer::query_caps(ctx.as_ptr()).map(|c| c.odp)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,386 @@
+//! The core crate against a real RDMA device: rxe0 in the SoftRoCE guest,
+//! at the address in RPMA_TESTING_IP. `make check` runs this binary there
+//! (`rust.device-tests` in tests-c, with `--ignored`); on a host without a
+//! device every test is ignored.
+//!
+//! Each connected test runs its server and its client as two threads of
+//! one process on one peer, each wait bounded by a deadline.
+
+use std::os::fd::{AsRawFd, BorrowedFd};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rpma::conn::{Conn, ConnEvent};
+use rpma::conn_cfg::ConnCfg;
+use rpma::conn_req::ConnReq;
+use rpma::cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
+use rpma::ep::Ep;
+use rpma::mr::{MrLocal, MrRemote, Usage};
+use rpma::peer::{Device, Peer};
+use rpma::srq::Srq;
+use rpma::{Completion, Error, FlushType};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn ip() -> String {
+    std::env::var("RPMA_TESTING_IP").expect("RPMA_TESTING_IP: run in the SoftRoCE guest")
+}
+
+/// A port for this process's listener number `k`, in 20000-31999 like the
+/// C tests' (below the guest's ephemeral range).
+fn port(k: u32) -> String {
+    (20000 + (std::process::id() + k) % 12000).to_string()
+}
+
+fn wait_readable(fd: BorrowedFd<'_>, what: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut pfd = libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd on this frame for the duration of the call.
+        let ret = unsafe { libc::poll(&mut pfd, 1, left.as_millis() as i32) };
+        match ret {
+            1.. => return,
+            0 => panic!("no {what} within {WAIT:?}"),
+            _ => assert_eq!(
+                std::io::Error::last_os_error().kind(),
+                std::io::ErrorKind::Interrupted,
+                "poll for {what}"
+            ),
+        }
+    }
+}
+
+fn expect_event(conn: &Conn<'_>, want: ConnEvent) {
+    wait_readable(conn.event_fd(), "connection event");
+    assert_eq!(conn.next_event().expect("next_event"), want);
+}
+
+/// The next completion of `cq`, through the event channel.
+fn next_wc(cq: &Cq) -> WorkCompletion {
+    let mut wc = [WorkCompletion::default()];
+    loop {
+        match cq.poll(&mut wc) {
+            Ok(1) => return wc[0],
+            Ok(n) => panic!("poll of one entry gave {n}"),
+            Err(Error::NoCompletion) => {}
+            Err(e) => panic!("poll: {e}"),
+        }
+        wait_readable(cq.fd(), "completion");
+        cq.wait().expect("cq wait");
+    }
+}
+
+fn listen<'p>(peer: &'p Peer, port: &str) -> Ep<'p> {
+    Ep::listen(peer, &ip(), port).expect("listen")
+}
+
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn device_is_found_by_address_and_opens_a_peer() {
+    let local = Device::local(&ip()).expect("local device");
+    let remote = Device::remote(&ip()).expect("remote device");
+    assert_eq!(local.as_ptr(), remote.as_ptr(), "one device serves both");
+    let peer = Peer::new(&local).expect("peer");
+    peer.delete().expect("peer delete");
+    // the wildcard address names no device
+    assert_eq!(Device::local("0.0.0.0").err(), Some(Error::Inval));
+    assert!(Device::local("not an address").is_err());
+}
+
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn owned_region_descriptor_describes_it() {
+    let peer = Peer::new(&Device::local(&ip()).unwrap()).unwrap();
+    let usage = Usage::READ_SRC | Usage::WRITE_DST;
+    let mut mr = MrLocal::reg_owned(&peer, vec![0u8; 4096].into(), usage).expect("reg_owned");
+    let remote = MrRemote::from_descriptor(&mr.descriptor()).expect("descriptor");
+    assert_eq!(remote.raddr(), mr.ptr() as u64);
+    assert_eq!(remote.size(), 4096);
+    assert_eq!(remote.rkey(), mr.rkey());
+    assert_eq!(remote.usage(), usage);
+    // copies in and out stay inside the region
+    mr.write(4090, b"abcdef").expect("write in bounds");
+    assert_eq!(mr.write(4091, b"abcdef"), Err(Error::Inval));
+    let mut back = [0u8; 6];
+    mr.read(4090, &mut back).unwrap();
+    assert_eq!(&back, b"abcdef");
+    let buf = mr.dereg().expect("dereg");
+    assert_eq!(&buf[4090..], b"abcdef");
+    // a region needs a usage
+    assert_eq!(
+        MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::empty()).err(),
+        Some(Error::Inval)
+    );
+    peer.delete().unwrap();
+}
+
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn scoped_region_lives_inside_its_closure() {
+    let peer = Peer::new(&Device::local(&ip()).unwrap()).unwrap();
+    let mut buf = vec![1u8; 64];
+    let (ptr, lkey) = MrLocal::reg_scoped(&peer, &mut buf, Usage::WRITE_SRC, |mr| {
+        (mr.ptr() as usize, mr.lkey())
+    })
+    .expect("reg_scoped");
+    assert_eq!(ptr, buf.as_ptr() as usize);
+    assert_ne!(lkey, 0);
+    buf[0] = 2; // the buffer is the program's again
+    peer.delete().unwrap();
+}
+
+/// A connection with private data both ways; the client writes into the
+/// server's region, flushes it, reads it back, then sends a message with
+/// immediate data that the server receives with a typed completion.
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn connection_carries_data_both_ways() {
+    let peer = Peer::new(&Device::local(&ip()).unwrap()).unwrap();
+    let port = port(0);
+    let ep = listen(&peer, &port);
+    let text = b"written, flushed, read back";
+    thread::scope(|s| {
+        let server = s.spawn(|| {
+            let usage = Usage::WRITE_DST | Usage::READ_SRC | Usage::FLUSH_TYPE_VISIBILITY;
+            let region = MrLocal::reg_owned(&peer, vec![0u8; 4096].into(), usage).unwrap();
+            let inbox = MrLocal::reg_owned(&peer, vec![0u8; 64].into(), Usage::RECV).unwrap();
+            wait_readable(ep.fd(), "connection request");
+            let req = ep.next_conn_req(None).expect("next_conn_req");
+            assert!(req.is_passive());
+            assert!(req
+                .private_data()
+                .unwrap_or_default()
+                .starts_with(b"hello server"));
+            req.recv(&inbox, 0, 64, 0x51).expect("recv before accept");
+            let conn = req.connect(Some(&region.descriptor())).expect("accept");
+            expect_event(&conn, ConnEvent::Established);
+            let wc = next_wc(conn.cq());
+            assert_eq!(wc.status(), WcStatus::Success);
+            assert_eq!(wc.opcode(), WcOpcode::Recv);
+            assert_eq!(wc.wr_id(), 0x51);
+            assert_eq!(wc.byte_len(), 5);
+            assert_eq!(wc.imm_data(), Some(0x1234_5678));
+            assert_eq!(wc.qp_num(), conn.qp_num());
+            expect_event(&conn, ConnEvent::Closed);
+            conn.disconnect().unwrap();
+            conn.delete().unwrap();
+            let got = region.dereg().unwrap();
+            assert_eq!(&got[100..100 + text.len()], text);
+            let msg = inbox.dereg().unwrap();
+            assert_eq!(&msg[..5], b"ping!");
+        });
+
+        let src = MrLocal::reg_owned(&peer, text.to_vec().into(), Usage::WRITE_SRC | Usage::SEND)
+            .unwrap();
+        let mut back =
+            MrLocal::reg_owned(&peer, vec![0u8; text.len()].into(), Usage::READ_DST).unwrap();
+        let mut msg = MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::SEND).unwrap();
+        msg.write(0, b"ping!").unwrap();
+        let req = ConnReq::new(&peer, &ip(), &port, None).expect("conn_req new");
+        assert!(!req.is_passive());
+        let conn = req.connect(Some(b"hello server")).expect("connect");
+        expect_event(&conn, ConnEvent::Established);
+        let dst = MrRemote::from_descriptor(conn.private_data().unwrap_or_default())
+            .expect("the server's descriptor");
+        assert_eq!(dst.size(), 4096);
+
+        let n = text.len();
+        conn.write(
+            Some(&dst),
+            100,
+            Some(&src),
+            0,
+            n,
+            Completion::OnError,
+            None,
+            1,
+        )
+        .expect("write");
+        conn.flush(&dst, 100, n, FlushType::Visibility, Completion::Always, 2)
+            .expect("flush");
+        let wc = next_wc(conn.cq());
+        assert_eq!((wc.status(), wc.wr_id()), (WcStatus::Success, 2));
+        assert!(matches!(wc.opcode(), WcOpcode::Flush | WcOpcode::Read));
+        conn.read(Some(&back), 0, Some(&dst), 100, n, Completion::Always, 3)
+            .expect("read");
+        let wc = next_wc(conn.cq());
+        assert_eq!(
+            (wc.status(), wc.wr_id(), wc.opcode()),
+            (WcStatus::Success, 3, WcOpcode::Read)
+        );
+        let mut got = vec![0u8; n];
+        back.read(0, &mut got).unwrap();
+        assert_eq!(&got, text);
+        back.write(0, &[0; 4]).unwrap();
+
+        conn.send(Some(&msg), 0, 5, Completion::Always, Some(0x1234_5678), 4)
+            .expect("send with imm");
+        let wc = next_wc(conn.cq());
+        assert_eq!(
+            (wc.status(), wc.wr_id(), wc.opcode()),
+            (WcStatus::Success, 4, WcOpcode::Send)
+        );
+
+        conn.disconnect().unwrap();
+        expect_event(&conn, ConnEvent::Closed);
+        conn.delete().unwrap();
+        server.join().expect("server thread");
+    });
+    ep.shutdown().unwrap();
+    peer.delete().unwrap();
+}
+
+/// Bad arguments get the documented error and post nothing; a range the
+/// library cannot see is wrong (past the end of a region) is posted, as by
+/// the C library, and the device fails it in the completion.
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn bad_arguments_are_refused_and_bad_ranges_fail_in_the_completion() {
+    let peer = Peer::new(&Device::local(&ip()).unwrap()).unwrap();
+    let port = port(1);
+    let ep = listen(&peer, &port);
+    thread::scope(|s| {
+        let server = s.spawn(|| {
+            let region = MrLocal::reg_owned(&peer, vec![0u8; 64].into(), Usage::READ_SRC).unwrap();
+            wait_readable(ep.fd(), "connection request");
+            let conn = ep
+                .next_conn_req(None)
+                .unwrap()
+                .connect(Some(&region.descriptor()))
+                .unwrap();
+            expect_event(&conn, ConnEvent::Established);
+            expect_event(&conn, ConnEvent::Closed);
+            conn.disconnect().unwrap();
+            conn.delete().unwrap();
+            region.dereg().unwrap();
+        });
+        let local = MrLocal::reg_owned(&peer, vec![0u8; 64].into(), Usage::READ_DST).unwrap();
+        let conn = ConnReq::new(&peer, &ip(), &port, None)
+            .unwrap()
+            .connect(None)
+            .unwrap();
+        expect_event(&conn, ConnEvent::Established);
+        let dst = MrRemote::from_descriptor(conn.private_data().unwrap_or_default()).unwrap();
+        // no flush usage on the server's region: a flush is refused
+        assert_eq!(
+            conn.flush(&dst, 0, 8, FlushType::Visibility, Completion::Always, 8),
+            Err(Error::NoSupp)
+        );
+        // a read of 8 bytes needs a local region to land in
+        assert_eq!(
+            conn.read(None, 0, Some(&dst), 0, 8, Completion::Always, 8),
+            Err(Error::Inval)
+        );
+        // nothing was posted, so nothing completes
+        let mut wc = [WorkCompletion::default()];
+        assert_eq!(conn.cq().poll(&mut wc), Err(Error::NoCompletion));
+        // past the local region's end: posted, failed by the device
+        conn.read(Some(&local), 60, Some(&dst), 0, 8, Completion::Always, 9)
+            .expect("posted");
+        let wc = next_wc(conn.cq());
+        assert_eq!(wc.wr_id(), 9);
+        assert!(
+            !wc.status().is_success(),
+            "a read past the region completed with {:?}",
+            wc.status()
+        );
+        conn.disconnect().unwrap();
+        expect_event(&conn, ConnEvent::Closed);
+        conn.delete().unwrap();
+        server.join().expect("server thread");
+    });
+    ep.shutdown().unwrap();
+    peer.delete().unwrap();
+}
+
+/// Two clients' messages arrive through one shared receive queue, told
+/// apart by QP number; the configuration borrows the SRQ throughout.
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn shared_receive_queue_serves_two_connections() {
+    let peer = Peer::new(&Device::local(&ip()).unwrap()).unwrap();
+    let port = port(2);
+    let ep = listen(&peer, &port);
+    let srq = Srq::new(&peer, None).expect("srq");
+    let mut cfg = ConnCfg::new();
+    cfg.set_srq(&srq);
+    let inbox = MrLocal::reg_owned(&peer, vec![0u8; 128].into(), Usage::RECV).unwrap();
+    for slot in 0..2u64 {
+        srq.recv(Some(&inbox), slot as usize * 64, 64, slot)
+            .expect("srq recv");
+    }
+    thread::scope(|s| {
+        let clients = s.spawn(|| {
+            let mut conns = Vec::new();
+            for i in 0..2u8 {
+                let mut msg = MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::SEND).unwrap();
+                msg.write(0, &[b'a' + i; 8]).unwrap();
+                let conn = ConnReq::new(&peer, &ip(), &port, None)
+                    .unwrap()
+                    .connect(None)
+                    .unwrap();
+                expect_event(&conn, ConnEvent::Established);
+                conn.send(
+                    Some(&msg),
+                    0,
+                    8,
+                    Completion::Always,
+                    None,
+                    100 + u64::from(i),
+                )
+                .unwrap();
+                let wc = next_wc(conn.cq());
+                assert_eq!(
+                    (wc.status(), wc.wr_id()),
+                    (WcStatus::Success, 100 + u64::from(i))
+                );
+                conns.push((conn, msg));
+            }
+            for (conn, msg) in conns {
+                conn.disconnect().unwrap();
+                expect_event(&conn, ConnEvent::Closed);
+                conn.delete().unwrap();
+                msg.dereg().unwrap();
+            }
+        });
+        let mut conns = Vec::new();
+        for _ in 0..2 {
+            wait_readable(ep.fd(), "connection request");
+            let conn = ep.next_conn_req(Some(&cfg)).unwrap().connect(None).unwrap();
+            expect_event(&conn, ConnEvent::Established);
+            conns.push(conn);
+        }
+        let rcq = srq.rcq().expect("the SRQ's own receive CQ");
+        let mut seen = Vec::new();
+        for _ in 0..2 {
+            let wc = next_wc(rcq);
+            assert_eq!(
+                (wc.status(), wc.opcode(), wc.byte_len()),
+                (WcStatus::Success, WcOpcode::Recv, 8)
+            );
+            let from = conns.iter().position(|c| c.qp_num() == wc.qp_num());
+            seen.push((from.expect("a QP of ours"), wc.wr_id()));
+        }
+        seen.sort();
+        assert_eq!(seen.iter().map(|s| s.0).collect::<Vec<_>>(), [0, 1]);
+        for conn in conns {
+            expect_event(&conn, ConnEvent::Closed);
+            conn.disconnect().unwrap();
+            conn.delete().unwrap();
+        }
+        clients.join().expect("client thread");
+    });
+    let got = inbox.dereg().unwrap();
+    let mut firsts = [got[0], got[64]];
+    firsts.sort();
+    assert_eq!(firsts, [b'a', b'b']);
+    drop(cfg);
+    srq.delete().unwrap();
+    ep.shutdown().unwrap();
+    peer.delete().unwrap();
+}
