@@ -3,8 +3,8 @@
  * rpma_mock.h -- link-time and ops-table mocks of libibverbs/librdmacm, for
  * the provider failures a healthy device never produces.
  *
- * A live test whose source contains the line #include "rpma_mock.h" is
- * linked by CMake with common/rpma_mock.c and ENABLE_EXPORTS: the functions
+ * A live test registered with add_live_test(NAME <name> MOCK) is linked by
+ * CMake with common/rpma_mock.c and ENABLE_EXPORTS: the functions
  * defined there carry the real names of libibverbs/librdmacm functions and,
  * exported from the executable, they take the place of the real ones for
  * the library under test (and for librdmacm's own calls) too. Unarmed, each

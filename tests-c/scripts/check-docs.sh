@@ -2,7 +2,8 @@
 # check-docs.sh ROOT OURS.so -- every function the library exports is done
 # on paper too: it has its man page (man/man3/<function>.3, clean under
 # groff's warnings, with the sections a librpma page needs) and a C test
-# program named after it (tests-c/api/ or tests-c/live/); librpma(7) exists.
+# program named after it (tests-c/api/ or a folder of tests-c/live/);
+# librpma(7) exists.
 set -u
 root=$1 lib=$2
 fail=0
@@ -23,8 +24,8 @@ for fn in $(nm -D --defined-only "$lib" | awk '$3 ~ /^rpma_/ {sub(/@.*/, "", $3)
       grep -q "^\.SH \"\?$section\"\?\$" "$page" || bad "$fn.3 has no $section section"
     done
   fi
-  [ -f "$root/tests-c/api/$fn.c" ] || [ -f "$root/tests-c/live/$fn.c" ] ||
-    bad "$fn has no test program (tests-c/api/$fn.c or tests-c/live/$fn.c)"
+  [ -f "$root/tests-c/api/$fn.c" ] || ls "$root"/tests-c/live/*/"$fn.c" >/dev/null 2>&1 ||
+    bad "$fn has no test program (tests-c/api/$fn.c or tests-c/live/<object>/$fn.c)"
 done
 [ "$n" -gt 0 ] || bad "no function found in $lib"
 [ "$fail" = 0 ] && echo "$n functions: each has a man page and a test program; librpma(7) exists"

@@ -917,7 +917,7 @@ mod tests {
     }
 
     /// The conversion from rpma_mr_reg's `int`: the values of
-    /// tests-c/live/rpma_mr_reg.c. 0 converts; reg refuses it.
+    /// tests-c/live/mr/rpma_mr_reg.c. 0 converts; reg refuses it.
     #[test]
     fn usage_from_c_int() {
         for v in 0..=0xFF {

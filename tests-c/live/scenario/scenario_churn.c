@@ -17,8 +17,8 @@
  *
  * The test suite runs both libraries in one guest test, so it asks for
  * fewer cycles (without the variable it runs the full count; RELIABILITY.md
- * has the command):
- * RPMA_TEST_ENV: RPMA_CHURN_CYCLES=500
+ * has the command): RPMA_CHURN_CYCLES=500, the ENV of its add_live_test()
+ * in live/scenario/CMakeLists.txt.
  */
 #include "dying.h"
 

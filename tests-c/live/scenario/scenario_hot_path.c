@@ -2,10 +2,10 @@
 /*
  * scenario_hot_path.c -- the data path allocates nothing and takes no lock.
  *
- * RPMA_TEST_INTERPOSES: this program defines calloc() and friends (malloc()
- * is the harness's, which reports each call here), the
- * pthread lock functions and syscall() itself (CMake exports them from the
- * executable, so every library of the process calls these). Each counts
+ * This program defines calloc() and friends (malloc() is the harness's,
+ * which reports each call here), the pthread lock functions and syscall()
+ * itself (registered INTERPOSES, so CMake exports them from the
+ * executable and every library of the process calls these). Each counts
  * the calls made from the code of the library under test (the caller's
  * address lies in a mapping of librpma.so.0), then forwards to glibc.
  * Rust's allocator ends in malloc()/posix_memalign(), and its contended

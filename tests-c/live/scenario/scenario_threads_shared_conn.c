@@ -26,8 +26,8 @@
  * thread's messages in the order they were sent; and the server's region
  * holds what the writes wrote last.
  *
- * RPMA_TEST_HELGRIND: meant to run under valgrind --tool=helgrind and
- * --tool=drd too (the test keeps its own data race free, see threads.h).
+ * Meant to run under valgrind --tool=helgrind (HELGRIND in
+ * live/scenario/CMakeLists.txt) and --tool=drd too (the test keeps its own data race free, see threads.h).
  */
 #include "threads.h"
 

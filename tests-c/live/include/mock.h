@@ -9,8 +9,8 @@
  * mocks are armed) connects, turns the private data into a remote region
  * and works on it.
  *
- * Each test source must itself contain the line #include "rpma_mock.h"
- * (that is what makes CMake link it with the mocks).
+ * Each test is registered with add_live_test(NAME <name> MOCK) (see
+ * live/mock/CMakeLists.txt): that is what links it with the mocks.
  */
 #ifndef MOCK_H
 #define MOCK_H

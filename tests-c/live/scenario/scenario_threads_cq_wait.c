@@ -17,8 +17,8 @@
  * RPMA_E_NO_COMPLETION, waits took events, and deleting the connection
  * afterwards (with events still unacknowledged) returns, within a bound.
  *
- * RPMA_TEST_HELGRIND: the test's own shared data is under a mutex, so a
- * helgrind report is about the library or below it. rpma_cq_get_wc and
+ * It also runs under helgrind (HELGRIND in live/scenario/CMakeLists.txt):
+ * the test's own shared data is under a mutex, so a helgrind report is about the library or below it. rpma_cq_get_wc and
  * rpma_send, rpma_send_with_imm, rpma_recv (the command server of cq.h)
  * are named here so CMake sees them.
  */

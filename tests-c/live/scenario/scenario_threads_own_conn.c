@@ -35,8 +35,8 @@
  * in its round, and that what the client wrote is in its slice, before it
  * answers.
  *
- * RPMA_TEST_HELGRIND: meant to run under valgrind --tool=helgrind and
- * --tool=drd too (the test keeps its own data race free, see threads.h).
+ * Meant to run under valgrind --tool=helgrind (HELGRIND in
+ * live/scenario/CMakeLists.txt) and --tool=drd too (the test keeps its own data race free, see threads.h).
  */
 #include "threads.h"
 
