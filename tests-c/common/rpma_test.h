@@ -35,6 +35,10 @@ void t_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* EXPECT_TRUE(cond): prints whether cond holds. */
 #define EXPECT_TRUE(cond) t_true(__FILE__, __LINE__, #cond, !!(cond))
 
+/* T_UNUSED: marks a static helper (or object) that not every including test
+ * uses, so -Wunused does not fail the build over it */
+#define T_UNUSED __attribute__((unused))
+
 /*
  * Allocation failure (RPMA_E_NOMEM). rpma_test.c provides malloc() itself, so
  * it serves every test binary and the library under test alike; calloc(),

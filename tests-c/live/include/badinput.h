@@ -16,12 +16,10 @@
 
 #include "rpma_test.h"
 
-#define BI_UNUSED __attribute__((unused))
-
 #define INVAL RPMA_E_INVAL
 
 /* an object no call hands out: the sentinel of every pointer output */
-static char bi_sentinel_obj BI_UNUSED;
+static char bi_sentinel_obj T_UNUSED;
 #define BI_SENT(type) ((type)(void *)&bi_sentinel_obj)
 /* sentinels of the scalar outputs */
 #define BI_SENT_INT ((int)0x5EADBEEF)
@@ -31,7 +29,7 @@ static char bi_sentinel_obj BI_UNUSED;
 #define BI_SENT_BYTE 0xA5
 
 /* 1 when the n bytes at p are all BI_SENT_BYTE */
-static BI_UNUSED int
+static T_UNUSED int
 bi_untouched(const void *p, size_t n)
 {
 	const unsigned char *b = p;

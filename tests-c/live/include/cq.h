@@ -62,7 +62,7 @@ enum { CQ_RW, CQ_RO, CQ_NREGIONS };
 #define CQ_SRV_CTX ((const void *)(uintptr_t)0x5E)
 
 /* sentinels: "the output was not written" */
-static char cq_sentinel_obj __attribute__((unused));
+static char cq_sentinel_obj T_UNUSED;
 #define CQ_SENTINEL ((struct rpma_cq *)&cq_sentinel_obj)
 #define CQ_INT_SENTINEL (-77)
 #define CQ_POISON 0xA5

@@ -37,12 +37,10 @@
 
 #include "conn.h"
 
-#define D_UNUSED __attribute__((unused))
-
 /* the bound every detection must meet */
 #define D_DETECT_MS 5000
 
-D_UNUSED static long long
+T_UNUSED static long long
 d_now_ms(void)
 {
 	struct timespec ts;
@@ -51,7 +49,7 @@ d_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-D_UNUSED static void
+T_UNUSED static void
 d_sleep_ms(int ms)
 {
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -61,7 +59,7 @@ d_sleep_ms(int ms)
 }
 
 /* the decimal port t_port() + n (a static string, one per n < 4) */
-D_UNUSED static const char *
+T_UNUSED static const char *
 d_port(int n)
 {
 	static char ports[4][16];
@@ -83,7 +81,7 @@ struct d_child {
 static pid_t d_pids[D_MAX_CHILDREN];
 
 /* writes one byte to fd; 0, or -1 when the other side is gone */
-D_UNUSED static int
+T_UNUSED static int
 d_send(int fd, char b)
 {
 	ssize_t r;
@@ -98,7 +96,7 @@ d_send(int fd, char b)
  * The next byte from fd within timeout_ms: the byte (0..255), or -1 when
  * none came in time or the other side is gone
  */
-D_UNUSED static int
+T_UNUSED static int
 d_recv(int fd, int timeout_ms)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -122,7 +120,7 @@ d_recv(int fd, int timeout_ms)
  * child -> parent. The child's stdout goes to stderr (only the parent
  * prints observations). Setup failures end the test with status 2.
  */
-D_UNUSED static void
+T_UNUSED static void
 d_fork(struct d_child *c, int (*fn)(int in, int out, void *arg), void *arg)
 {
 	int down[2], up[2];
@@ -162,7 +160,7 @@ d_fork(struct d_child *c, int (*fn)(int in, int out, void *arg), void *arg)
  * signal that killed it, or -1 when it did not end in time (it is then
  * killed). Closes the pipes.
  */
-D_UNUSED static int
+T_UNUSED static int
 d_reap(struct d_child *c, int timeout_ms)
 {
 	long long end = d_now_ms() + timeout_ms;
@@ -218,7 +216,7 @@ d_watch_fire(int sig)
  * d_watchdog() call) within seconds, the test ends with status 1.
  * seconds 0 disarms it.
  */
-D_UNUSED static void
+T_UNUSED static void
 d_watchdog(unsigned seconds, const char *what)
 {
 	static int installed;
@@ -238,7 +236,7 @@ d_watchdog(unsigned seconds, const char *what)
 /* ---- what a process holds ---- */
 
 /* the number of open file descriptors (-1 when they cannot be counted) */
-D_UNUSED static int
+T_UNUSED static int
 d_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -255,7 +253,7 @@ d_fds(void)
 }
 
 /* bytes of heap in use: malloc'ed chunks and mmap'ed ones */
-D_UNUSED static long long
+T_UNUSED static long long
 d_heap(void)
 {
 	struct mallinfo2 mi = mallinfo2();
@@ -264,7 +262,7 @@ d_heap(void)
 }
 
 /* VmRSS in KiB (-1 when it cannot be read) */
-D_UNUSED static long long
+T_UNUSED static long long
 d_rss_kib(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
@@ -290,7 +288,7 @@ d_rss_kib(void)
  * or the negative error of rpma_cq_get_wc() other than
  * RPMA_E_NO_COMPLETION
  */
-D_UNUSED static int
+T_UNUSED static int
 d_drain(struct rpma_cq *cq, struct ibv_wc *wc, int max)
 {
 	int n = 0;
@@ -312,7 +310,7 @@ d_drain(struct rpma_cq *cq, struct ibv_wc *wc, int max)
  * Collects completions of cq for up to ms (polling, no completion channel)
  * until want of them came: how many came (at most max)
  */
-D_UNUSED static int
+T_UNUSED static int
 d_collect(struct rpma_cq *cq, struct ibv_wc *wc, int want, int max, int ms)
 {
 	long long end = d_now_ms() + ms;

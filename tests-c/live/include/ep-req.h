@@ -35,19 +35,17 @@
 #include "rpma_test.h"
 #include "rpma_live.h"
 
-#define ER_UNUSED __attribute__((unused))
-
 /* the longest any test waits for something that is expected to happen */
 #define ER_WAIT_MS 5000
 
 /* sentinels: "the output was not written" */
-static char er_sentinel_obj[4] ER_UNUSED;
+static char er_sentinel_obj[4] T_UNUSED;
 #define ER_SENTINEL_EP ((struct rpma_ep *)&er_sentinel_obj[0])
 #define ER_SENTINEL_REQ ((struct rpma_conn_req *)&er_sentinel_obj[1])
 #define ER_SENTINEL_CONN ((struct rpma_conn *)&er_sentinel_obj[2])
 #define ER_SENTINEL_PTR ((void *)&er_sentinel_obj[3])
 
-ER_UNUSED static void
+T_UNUSED static void
 er_sleep_ms(int ms)
 {
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -57,7 +55,7 @@ er_sleep_ms(int ms)
 }
 
 /* 1 when fd becomes readable within ms, 0 when not, -1 on a poll error */
-ER_UNUSED static int
+T_UNUSED static int
 er_readable(int fd, int ms)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -72,7 +70,7 @@ er_readable(int fd, int ms)
 }
 
 /* whether the endpoint's event channel becomes readable within ms */
-ER_UNUSED static int
+T_UNUSED static int
 er_ep_readable(const struct rpma_ep *ep, int ms)
 {
 	int fd = -1;
@@ -88,7 +86,7 @@ er_ep_readable(const struct rpma_ep *ep, int ms)
  * ER_NO_EVENT when nothing arrived in time.
  */
 #define ER_NO_EVENT 1000
-ER_UNUSED static int
+T_UNUSED static int
 er_next_event(struct rpma_conn *conn, int ms)
 {
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
@@ -104,7 +102,7 @@ er_next_event(struct rpma_conn *conn, int ms)
 }
 
 /* a name for what er_next_event() returned */
-ER_UNUSED static const char *
+T_UNUSED static const char *
 er_ev(int ev)
 {
 	switch (ev) {
@@ -129,14 +127,14 @@ er_ev(int ev)
  * may see: nothing (the C library leaves the request unanswered) or
  * REJECTED (ours rejects it) -- never an established connection
  */
-ER_UNUSED static int
+T_UNUSED static int
 er_not_accepted(int ev)
 {
 	return ev == ER_NO_EVENT || ev == RPMA_CONN_REJECTED;
 }
 
 /* whether n bytes at p are all zero */
-ER_UNUSED static int
+T_UNUSED static int
 er_all_zero(const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -152,7 +150,7 @@ er_all_zero(const void *p, size_t n)
  * want_len bytes equal want and every byte after them is zero, -1 when a
  * byte differs, -2 when ptr is NULL while len is not 0.
  */
-ER_UNUSED static long long
+T_UNUSED static long long
 er_pdata_check(const struct rpma_conn_private_data *pd, const void *want, size_t want_len)
 {
 	if (pd->len == 0)
@@ -170,19 +168,19 @@ er_pdata_check(const struct rpma_conn_private_data *pd, const void *want, size_t
 
 /* --- forked servers with a report pipe --------------------------------- */
 
-static int er_pipe[2] ER_UNUSED = {-1, -1};
-static int (*er_fn)(void *arg) ER_UNUSED;
-static char er_port_str[16] ER_UNUSED;
-static int er_servers ER_UNUSED;
+static int er_pipe[2] T_UNUSED = {-1, -1};
+static int (*er_fn)(void *arg) T_UNUSED;
+static char er_port_str[16] T_UNUSED;
+static int er_servers T_UNUSED;
 
 /* the port of the current server (the same in the parent and the server) */
-ER_UNUSED static const char *
+T_UNUSED static const char *
 er_port(void)
 {
 	return er_port_str;
 }
 
-ER_UNUSED static int
+T_UNUSED static int
 er_trampoline(void *arg)
 {
 	close(er_pipe[0]);
@@ -197,7 +195,7 @@ er_trampoline(void *arg)
  * meet a listener or a connection of the previous one). fn must call
  * t_server_ready() once it listens.
  */
-ER_UNUSED static void
+T_UNUSED static void
 er_server_start(int (*fn)(void *arg), void *arg)
 {
 	er_servers++;
@@ -218,7 +216,7 @@ struct er_rec {
 	long long value;
 };
 
-ER_UNUSED static void
+T_UNUSED static void
 er_put(const char *tag, long long value)
 {
 	struct er_rec rec;
@@ -234,7 +232,7 @@ er_put(const char *tag, long long value)
  * In the parent: the next value the server sent, which must carry tag;
  * LLONG_MIN (no check expects it) when it does not or nothing came in 30 s.
  */
-ER_UNUSED static long long
+T_UNUSED static long long
 er_get(const char *tag)
 {
 	struct er_rec rec;
@@ -268,7 +266,7 @@ er_get(const char *tag)
 /* --- the steps most servers and their parents share -------------------- */
 
 /* server: listens on t_ip():er_port() and tells the parent; 0, or -1 */
-ER_UNUSED static int
+T_UNUSED static int
 er_listen(struct rpma_peer *peer, struct rpma_ep **ep)
 {
 	if (rpma_ep_listen(peer, t_ip(), er_port(), ep))
@@ -282,7 +280,7 @@ er_listen(struct rpma_peer *peer, struct rpma_ep **ep)
  * the peer; the server's exit status: 0, or status when the peer could not
  * be deleted
  */
-ER_UNUSED static int
+T_UNUSED static int
 er_server_end(struct rpma_ep **ep, struct rpma_peer **peer, int status)
 {
 	er_put("ep_shutdown", rpma_ep_shutdown(ep));
@@ -293,7 +291,7 @@ er_server_end(struct rpma_ep **ep, struct rpma_peer **peer, int status)
  * server: an accepted connection until the client has closed it: both
  * events (ESTABLISHED, then CLOSED), this side's disconnect and delete
  */
-ER_UNUSED static void
+T_UNUSED static void
 er_put_conn_life(struct rpma_conn **conn)
 {
 	er_put("event", er_next_event(*conn, ER_WAIT_MS));
@@ -307,7 +305,7 @@ er_put_conn_life(struct rpma_conn **conn)
  * reporting both steps ("next_conn_req", "connect"); the connection, or
  * NULL
  */
-ER_UNUSED static struct rpma_conn *
+T_UNUSED static struct rpma_conn *
 er_accept(struct rpma_ep *ep)
 {
 	struct rpma_conn_req *req = NULL;
@@ -319,7 +317,7 @@ er_accept(struct rpma_ep *ep)
 }
 
 /* parent: ESTABLISHED on conn, then on the server's side */
-ER_UNUSED static void
+T_UNUSED static void
 er_expect_conn_up(struct rpma_conn *conn)
 {
 	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_ESTABLISHED");
@@ -330,7 +328,7 @@ er_expect_conn_up(struct rpma_conn *conn)
  * parent: disconnects conn; CLOSED on both sides, and the server's
  * disconnect and delete (the rest of er_put_conn_life())
  */
-ER_UNUSED static void
+T_UNUSED static void
 er_expect_conn_down(struct rpma_conn *conn)
 {
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
@@ -341,7 +339,7 @@ er_expect_conn_down(struct rpma_conn *conn)
 }
 
 /* parent: a client of the current server, without private data */
-ER_UNUSED static struct rpma_conn *
+T_UNUSED static struct rpma_conn *
 er_connect(struct rpma_peer *peer)
 {
 	struct rpma_conn_req *req = NULL;
@@ -357,7 +355,7 @@ er_connect(struct rpma_peer *peer)
  * rejected: no private data, no further event, not even after
  * rpma_conn_disconnect(3); then deletes it (*conn_ptr NULL)
  */
-ER_UNUSED static void
+T_UNUSED static void
 er_expect_after_reject(struct rpma_conn **conn_ptr)
 {
 	struct rpma_conn *conn = *conn_ptr;
@@ -381,7 +379,7 @@ er_expect_after_reject(struct rpma_conn **conn_ptr)
 #define CTX_B ((const void *)(uintptr_t)0x78)
 
 /* what the servers of the receive tests register for receiving */
-static char er_recv_buf[64] ER_UNUSED;
+static char er_recv_buf[64] T_UNUSED;
 
 /*
  * server of the receive tests: listens on er_port(), registers
@@ -389,7 +387,7 @@ static char er_recv_buf[64] ER_UNUSED;
  * (reported as "next_conn_req"). 0, or the exit status for the step that
  * failed: 10 listening or registering, 11 taking the request.
  */
-ER_UNUSED static int
+T_UNUSED static int
 er_recv_server_begin(struct rpma_peer *peer, struct rpma_ep **ep,
 		struct rpma_mr_local **mr, struct rpma_conn_req **req)
 {
@@ -405,7 +403,7 @@ er_recv_server_begin(struct rpma_peer *peer, struct rpma_ep **ep,
  * server: posts three receives on req, each reported: op_context NULL, a
  * 0-byte one (CTX_A) and one beyond the region (CTX_B)
  */
-ER_UNUSED static void
+T_UNUSED static void
 er_put_recvs(struct rpma_conn_req *req, struct rpma_mr_local *mr)
 {
 	er_put("recv op_context NULL", rpma_conn_req_recv(req, mr, 0, 8, NULL));
@@ -414,7 +412,7 @@ er_put_recvs(struct rpma_conn_req *req, struct rpma_mr_local *mr)
 }
 
 /* parent: each receive of er_put_recvs() was posted */
-ER_UNUSED static void
+T_UNUSED static void
 er_expect_recvs(void)
 {
 	EXPECT_INT(SRV("recv op_context NULL"), 0);
@@ -423,7 +421,7 @@ er_expect_recvs(void)
 }
 
 /* t_server_join(), then closes the report pipe */
-ER_UNUSED static int
+T_UNUSED static int
 er_server_join(void)
 {
 	int r = t_server_join();
@@ -439,10 +437,10 @@ er_server_join(void)
 static struct {
 	int level;
 	char message[256];
-} er_logs[ER_MAX_LOGS] ER_UNUSED;
-static int er_nlogs ER_UNUSED;
+} er_logs[ER_MAX_LOGS] T_UNUSED;
+static int er_nlogs T_UNUSED;
 
-ER_UNUSED static void
+T_UNUSED static void
 er_log_fn(enum rpma_log_level level, const char *file_name, const int line_no,
 		const char *function_name, const char *message_format, ...)
 {
@@ -462,7 +460,7 @@ er_log_fn(enum rpma_log_level level, const char *file_name, const int line_no,
 }
 
 /* routes the library's messages up to NOTICE into er_logs */
-ER_UNUSED static void
+T_UNUSED static void
 er_log_begin(void)
 {
 	if (rpma_log_set_function(er_log_fn) != 0 ||
@@ -474,7 +472,7 @@ er_log_begin(void)
 }
 
 /* how many messages of the given level were logged since er_nlogs = 0 */
-ER_UNUSED static int
+T_UNUSED static int
 er_log_count(int level)
 {
 	int n = 0;
@@ -486,7 +484,7 @@ er_log_count(int level)
 }
 
 /* how many messages of the given level and exact text were logged */
-ER_UNUSED static int
+T_UNUSED static int
 er_log_has(int level, const char *message)
 {
 	int n = 0;

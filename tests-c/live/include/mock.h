@@ -22,8 +22,6 @@
 #include "conn.h"
 #include "rpma_mock.h"
 
-#define M_UNUSED __attribute__((unused))
-
 /* the size of every buffer */
 #define M_BUF_SIZE 4096
 /* what the server's region allows */
@@ -34,7 +32,7 @@
 		RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV)
 
 /* sentinels for "output untouched" */
-static char m_sentinel_objs[2] M_UNUSED;
+static char m_sentinel_objs[2] T_UNUSED;
 #define M_SENTINEL_CQ ((struct rpma_cq *)&m_sentinel_objs[0])
 #define M_SENTINEL_SRQ ((struct rpma_srq *)&m_sentinel_objs[1])
 #define M_SENTINEL_INT 0x5EADBEEF
@@ -46,7 +44,7 @@ static char m_sentinel_objs[2] M_UNUSED;
  * descriptor goes to the client as the private data of the accept; then
  * waits for the client to close the connection
  */
-static M_UNUSED void
+static T_UNUSED void
 m_serve_region(struct rpma_peer *peer, struct rpma_ep *ep)
 {
 	void *buf = NULL;
@@ -83,7 +81,7 @@ struct m_client {
  * the private data and registers a region of its own with M_CLIENT_USAGE;
  * 1 when all of it worked (checked as one observation)
  */
-static M_UNUSED int
+static T_UNUSED int
 m_connect(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg, struct m_client *c)
 {
 	struct rpma_conn_private_data pdata = {NULL, 0};
@@ -105,7 +103,7 @@ m_connect(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg, struct m_clie
 }
 
 /* client: closes and releases what m_connect() made; 1 when all went well */
-static M_UNUSED int
+static T_UNUSED int
 m_close(struct m_client *c)
 {
 	int ok = 1;
@@ -121,7 +119,7 @@ m_close(struct m_client *c)
 	return ok;
 }
 
-static M_UNUSED long long
+static T_UNUSED long long
 m_now_ms(void)
 {
 	struct timespec ts;
@@ -130,7 +128,7 @@ m_now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-static M_UNUSED void
+static T_UNUSED void
 m_sleep_ms(int ms)
 {
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -142,7 +140,7 @@ m_sleep_ms(int ms)
  * the next completion of cq into *wc, polled for up to C_WAIT_MS;
  * rpma_cq_get_wc()'s last result (RPMA_E_NO_COMPLETION when none came)
  */
-static M_UNUSED int
+static T_UNUSED int
 m_wait_wc(struct rpma_cq *cq, struct ibv_wc *wc)
 {
 	long long end = m_now_ms() + C_WAIT_MS;
@@ -155,7 +153,7 @@ m_wait_wc(struct rpma_cq *cq, struct ibv_wc *wc)
 }
 
 /* 1 when cq stays without a completion for ms milliseconds */
-static M_UNUSED int
+static T_UNUSED int
 m_quiet(struct rpma_cq *cq, int ms)
 {
 	long long end = m_now_ms() + ms;
@@ -175,7 +173,7 @@ m_quiet(struct rpma_cq *cq, int ms)
 }
 
 /* 1 when fd becomes readable within ms milliseconds */
-static M_UNUSED int
+static T_UNUSED int
 m_readable(int fd, int ms)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -188,7 +186,7 @@ m_readable(int fd, int ms)
  * with a completion; then its completion is the next one of c->cq (polled)
  * and a success with op_context; 1 when all of it held
  */
-static M_UNUSED int
+static T_UNUSED int
 m_write_completes(struct m_client *c, const void *op_context)
 {
 	struct ibv_wc wc;

@@ -21,8 +21,6 @@
 #include "rpma_test.h"
 #include "rpma_live.h"
 
-#define MR_UNUSED __attribute__((unused))
-
 /* the size of a memory-region descriptor */
 #define MR_DESC_SIZE 21
 /* byte offsets of its fields */
@@ -37,7 +35,7 @@
 #define MR_FLUSH_BITS (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)
 
 /* sentinels: a failed call must leave these in its output */
-static char mr_sentinel_objs[2] MR_UNUSED;
+static char mr_sentinel_objs[2] T_UNUSED;
 #define SENTINEL_LOCAL ((struct rpma_mr_local *)&mr_sentinel_objs[0])
 #define SENTINEL_REMOTE ((struct rpma_mr_remote *)&mr_sentinel_objs[1])
 #define SENTINEL_PTR ((void *)&mr_sentinel_objs[1])
@@ -48,7 +46,7 @@ static char mr_sentinel_objs[2] MR_UNUSED;
 static const struct {
 	int bit;
 	const char *name;
-} mr_usages[8] MR_UNUSED = {
+} mr_usages[8] T_UNUSED = {
 	{RPMA_MR_USAGE_READ_SRC, "READ_SRC"},
 	{RPMA_MR_USAGE_READ_DST, "READ_DST"},
 	{RPMA_MR_USAGE_WRITE_SRC, "WRITE_SRC"},
@@ -66,10 +64,10 @@ static struct {
 	int where_ok; /* file_name non-NULL and line_no positive */
 	char function[64];
 	char message[512];
-} mr_logs[MR_MAX_LOGS] MR_UNUSED;
-static int mr_nlogs MR_UNUSED;
+} mr_logs[MR_MAX_LOGS] T_UNUSED;
+static int mr_nlogs T_UNUSED;
 
-static MR_UNUSED void
+static T_UNUSED void
 mr_log_fn(enum rpma_log_level level, const char *file_name, const int line_no,
 		const char *function_name, const char *message_format, ...)
 {
@@ -91,7 +89,7 @@ mr_log_fn(enum rpma_log_level level, const char *file_name, const int line_no,
 }
 
 /* route the library's messages to mr_log_fn() at the given threshold */
-static MR_UNUSED void
+static T_UNUSED void
 mr_log_capture(enum rpma_log_level threshold)
 {
 	EXPECT_INT(rpma_log_set_function(mr_log_fn), 0);
@@ -100,7 +98,7 @@ mr_log_capture(enum rpma_log_level threshold)
 }
 
 /* back to the library's defaults (before t_end()) */
-static MR_UNUSED void
+static T_UNUSED void
 mr_log_restore(void)
 {
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
@@ -108,7 +106,7 @@ mr_log_restore(void)
 }
 
 /* the end of a test: the log back to the defaults, peer deleted, buf freed */
-static MR_UNUSED int
+static T_UNUSED int
 mr_end(struct rpma_peer *peer, void *buf)
 {
 	mr_log_restore();
@@ -137,14 +135,14 @@ mr_end(struct rpma_peer *peer, void *buf)
 } while (0)
 
 /* true when the message starts with prefix (the rest may be errno text) */
-static MR_UNUSED int
+static T_UNUSED int
 mr_starts_with(const char *message, const char *prefix)
 {
 	return strncmp(message, prefix, strlen(prefix)) == 0;
 }
 
 /* a zeroed buffer of size bytes aligned to a page; exits 2 when none */
-static MR_UNUSED void *
+static T_UNUSED void *
 mr_buf(size_t size)
 {
 	void *p = NULL;
@@ -158,7 +156,7 @@ mr_buf(size_t size)
 }
 
 /* the n-byte little-endian number at p */
-static MR_UNUSED uint64_t
+static T_UNUSED uint64_t
 mr_get_le(const unsigned char *p, int n)
 {
 	uint64_t v = 0;
@@ -169,27 +167,27 @@ mr_get_le(const unsigned char *p, int n)
 }
 
 /* v as n little-endian bytes at p */
-static MR_UNUSED void
+static T_UNUSED void
 mr_put_le(unsigned char *p, uint64_t v, int n)
 {
 	for (int i = 0; i < n; i++, v >>= 8)
 		p[i] = (unsigned char)(v & 0xFF);
 }
 
-static MR_UNUSED uint64_t
+static T_UNUSED uint64_t
 mr_get_le64(const unsigned char *p)
 {
 	return mr_get_le(p, 8);
 }
 
-static MR_UNUSED uint32_t
+static T_UNUSED uint32_t
 mr_get_le32(const unsigned char *p)
 {
 	return (uint32_t)mr_get_le(p, 4);
 }
 
 /* encode a descriptor by hand, the way rpma_mr_get_descriptor() lays it out */
-static MR_UNUSED void
+static T_UNUSED void
 mr_make_desc(unsigned char *desc, uint64_t addr, uint64_t size, uint32_t rkey, uint8_t usage)
 {
 	mr_put_le(desc + MR_DESC_ADDR, addr, 8);
@@ -232,7 +230,7 @@ mr_make_desc(unsigned char *desc, uint64_t addr, uint64_t size, uint32_t rkey, u
  * a remote object of a hand-made descriptor (written into desc) of 4096
  * bytes at 0x10000, rkey 0x42, with usage
  */
-static MR_UNUSED struct rpma_mr_remote *
+static T_UNUSED struct rpma_mr_remote *
 mr_remote_made(unsigned char *desc, uint8_t usage)
 {
 	struct rpma_mr_remote *remote = NULL;
@@ -247,7 +245,7 @@ mr_remote_made(unsigned char *desc, uint8_t usage)
  * returns the remote object, or NULL (after a failed check) when any step
  * failed
  */
-static MR_UNUSED struct rpma_mr_remote *
+static T_UNUSED struct rpma_mr_remote *
 mr_remote_of(const struct rpma_mr_local *mr)
 {
 	unsigned char desc[MR_DESC_SIZE];
@@ -265,7 +263,7 @@ mr_remote_of(const struct rpma_mr_local *mr)
  * the usage byte of the descriptor of a registered region (-1 when
  * rpma_mr_get_descriptor() fails)
  */
-static MR_UNUSED int
+static T_UNUSED int
 mr_desc_usage(const struct rpma_mr_local *mr)
 {
 	unsigned char desc[MR_DESC_SIZE];

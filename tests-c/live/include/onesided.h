@@ -31,8 +31,6 @@
 
 #include "conn.h"
 
-#define OS_UNUSED __attribute__((unused))
-
 /* the op_context of the fence of OS_EXPECT_FENCE() */
 #define OS_FENCE_ID 0xFE4CEULL
 /* an op_context that must never come back as a wr_id */
@@ -46,7 +44,7 @@
 /* ---- contents ---- */
 
 /* the deterministic contents of a region: byte i of pattern seed */
-static OS_UNUSED unsigned char
+static T_UNUSED unsigned char
 os_byte(unsigned seed, size_t i)
 {
 	uint32_t x = (uint32_t)i * 2654435761u + seed * 40503u + 0x9E37u;
@@ -58,7 +56,7 @@ os_byte(unsigned seed, size_t i)
 }
 
 /* fills len bytes at p with pattern seed */
-static OS_UNUSED void
+static T_UNUSED void
 os_fill(void *p, size_t len, unsigned seed)
 {
 	unsigned char *b = p;
@@ -68,7 +66,7 @@ os_fill(void *p, size_t len, unsigned seed)
 }
 
 /* 1 when the len bytes at p are pattern seed, starting at pattern byte from */
-static OS_UNUSED int
+static T_UNUSED int
 os_is_pattern(const void *p, size_t len, unsigned seed, size_t from)
 {
 	const unsigned char *b = p;
@@ -80,7 +78,7 @@ os_is_pattern(const void *p, size_t len, unsigned seed, size_t from)
 }
 
 /* FNV-1a over len bytes, folded to a non-negative long long */
-static OS_UNUSED long long
+static T_UNUSED long long
 os_hash(const void *p, size_t len)
 {
 	const unsigned char *b = p;
@@ -109,7 +107,7 @@ struct os_server {
  * server: registers one more region of size bytes with usage, filled with
  * pattern seed; its index
  */
-static OS_UNUSED int
+static T_UNUSED int
 os_srv_reg(struct rpma_peer *peer, struct os_server *s, size_t size, int usage,
 		unsigned seed)
 {
@@ -130,7 +128,7 @@ os_srv_reg(struct rpma_peer *peer, struct os_server *s, size_t size, int usage,
  * the descriptor of a peer configuration declaring direct write to PMem
  * when direct is set. s->conn is the connection, or NULL.
  */
-static OS_UNUSED void
+static T_UNUSED void
 os_srv_accept(struct rpma_ep *ep, struct os_server *s, const struct rpma_conn_cfg *cfg,
 		int direct)
 {
@@ -155,7 +153,7 @@ os_srv_accept(struct rpma_ep *ep, struct os_server *s, const struct rpma_conn_cf
 }
 
 /* server: waits for the client's disconnection and ends the connection */
-static OS_UNUSED void
+static T_UNUSED void
 os_srv_closed(struct os_server *s)
 {
 	if (s->conn != NULL)
@@ -163,7 +161,7 @@ os_srv_closed(struct os_server *s)
 }
 
 /* server: deregisters and frees every region */
-static OS_UNUSED void
+static T_UNUSED void
 os_srv_dereg(struct os_server *s)
 {
 	for (int k = 0; k < s->n; k++)
@@ -175,7 +173,7 @@ os_srv_dereg(struct os_server *s)
  * server: waits for the client's os_checkpoint() and reports the hash of
  * region k (or LLONG_MIN when the client did not ask)
  */
-static OS_UNUSED void
+static T_UNUSED void
 os_srv_report(struct os_server *s, int k)
 {
 	if (!S_CHECK(t_sync_wait() == 0)) {
@@ -188,7 +186,7 @@ os_srv_report(struct os_server *s, int k)
 /* ---- the client ---- */
 
 /* client: asks the server for its next os_srv_report(); the hash it sent */
-static OS_UNUSED long long
+static T_UNUSED long long
 os_checkpoint(void)
 {
 	t_sync_send();
@@ -199,7 +197,7 @@ os_checkpoint(void)
  * client: the remote regions of the server's private data (n of them) into
  * remote[]; 1 when all n were built
  */
-static OS_UNUSED int
+static T_UNUSED int
 os_remotes(struct rpma_conn *conn, int n, struct rpma_mr_remote **remote)
 {
 	struct rpma_conn_private_data pd = {NULL, 0};
@@ -218,7 +216,7 @@ os_remotes(struct rpma_conn *conn, int n, struct rpma_mr_remote **remote)
 }
 
 /* client: deletes n remote regions; 1 when all went well */
-static OS_UNUSED int
+static T_UNUSED int
 os_remotes_delete(int n, struct rpma_mr_remote **remote)
 {
 	int ok = 1;
@@ -232,7 +230,7 @@ os_remotes_delete(int n, struct rpma_mr_remote **remote)
  * client: applies the peer configuration that follows n descriptors in the
  * server's private data; 1 when it did
  */
-static OS_UNUSED int
+static T_UNUSED int
 os_apply_pcfg(struct rpma_conn *conn, int n)
 {
 	struct rpma_conn_private_data pd = {NULL, 0};
@@ -252,7 +250,7 @@ os_apply_pcfg(struct rpma_conn *conn, int n)
  * client: a local region of size bytes (page-aligned, *buf for free())
  * with usage, filled with pattern seed; NULL when a step failed
  */
-static OS_UNUSED struct rpma_mr_local *
+static T_UNUSED struct rpma_mr_local *
 os_local(struct rpma_peer *peer, size_t size, int usage, unsigned seed, void **buf)
 {
 	struct rpma_mr_local *mr = NULL;
@@ -267,7 +265,7 @@ os_local(struct rpma_peer *peer, size_t size, int usage, unsigned seed, void **b
 }
 
 /* client: the end of os_local(); 1 when the region was deregistered */
-static OS_UNUSED int
+static T_UNUSED int
 os_local_delete(struct rpma_mr_local **mr, void *buf)
 {
 	int ok = rpma_mr_dereg(mr) == 0 && *mr == NULL;
@@ -277,7 +275,7 @@ os_local_delete(struct rpma_mr_local **mr, void *buf)
 }
 
 /* a connection configuration with the given queue sizes; NULL on failure */
-static OS_UNUSED struct rpma_conn_cfg *
+static T_UNUSED struct rpma_conn_cfg *
 os_cfg(uint32_t sq, uint32_t cq)
 {
 	struct rpma_conn_cfg *cfg = NULL;
@@ -291,7 +289,7 @@ os_cfg(uint32_t sq, uint32_t cq)
 
 /* ---- completions ---- */
 
-static OS_UNUSED long
+static T_UNUSED long
 os_ms_since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -305,7 +303,7 @@ os_ms_since(const struct timespec *t0)
  * timeout_ms: rpma_cq_get_wc()'s result (RPMA_E_NO_COMPLETION when none
  * came), or -1 when the CQ cannot be had
  */
-static OS_UNUSED int
+static T_UNUSED int
 os_wait_wc_ms(struct rpma_conn *conn, struct ibv_wc *wc, long timeout_ms)
 {
 	struct rpma_cq *cq = NULL;
@@ -324,14 +322,14 @@ os_wait_wc_ms(struct rpma_conn *conn, struct ibv_wc *wc, long timeout_ms)
 	}
 }
 
-static OS_UNUSED int
+static T_UNUSED int
 os_wait_wc(struct rpma_conn *conn, struct ibv_wc *wc)
 {
 	return os_wait_wc_ms(conn, wc, OS_WC_WAIT_MS);
 }
 
 /* 1 when conn's main CQ holds no completion right now */
-static OS_UNUSED int
+static T_UNUSED int
 os_cq_empty(struct rpma_conn *conn)
 {
 	struct rpma_cq *cq = NULL;
@@ -386,7 +384,7 @@ os_cq_empty(struct rpma_conn *conn)
  * for the client, deletes the connection without disconnecting, tells the
  * client
  */
-static OS_UNUSED void
+static T_UNUSED void
 os_srv_vanish(struct rpma_ep *ep, struct os_server *s)
 {
 	os_srv_accept(ep, s, NULL, 0);
@@ -412,7 +410,7 @@ typedef int (*os_post_fn)(struct rpma_conn *conn, struct rpma_mr_remote *remote,
  * order, with IBV_WC_WR_FLUSH_ERR, and then a fence. The log function must
  * be c_log.
  */
-static OS_UNUSED void
+static T_UNUSED void
 os_expect_full_sq(struct rpma_peer *peer, int nremotes, int which, os_post_fn post, void *arg,
 		const char *call)
 {

@@ -23,13 +23,11 @@
 
 #include "conn.h"
 
-#define S_UNUSED __attribute__((unused))
-
 /* how long a completion that is expected may take */
 #define S_WAIT_MS 10000
 
 /* sentinels: "the output was not written" */
-static char s_sentinel_objs[2] S_UNUSED;
+static char s_sentinel_objs[2] T_UNUSED;
 #define SRQ_SENTINEL ((struct rpma_srq *)&s_sentinel_objs[0])
 #define CQ_SENTINEL ((struct rpma_cq *)&s_sentinel_objs[1])
 
@@ -37,7 +35,7 @@ static char s_sentinel_objs[2] S_UNUSED;
 #define S_CTX(n) ((const void *)(uintptr_t)(0x5e0000u + (unsigned)(n)))
 #define S_WR_ID(n) ((uint64_t)(uintptr_t)S_CTX(n))
 
-S_UNUSED static void
+T_UNUSED static void
 s_sleep_ms(int ms)
 {
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -47,7 +45,7 @@ s_sleep_ms(int ms)
 }
 
 /* milliseconds of CLOCK_MONOTONIC */
-S_UNUSED static long long
+T_UNUSED static long long
 s_now_ms(void)
 {
 	struct timespec ts;
@@ -60,7 +58,7 @@ s_now_ms(void)
  * Installs c_log() (conn.h) as the library's log function and clears the
  * record; the default thresholds keep only WARNING and worse.
  */
-S_UNUSED static void
+T_UNUSED static void
 s_log_begin(void)
 {
 	if (rpma_log_set_function(c_log) != 0) {
@@ -71,7 +69,7 @@ s_log_begin(void)
 }
 
 /* how many messages of level were logged since c_nlogs = 0 */
-S_UNUSED static int
+T_UNUSED static int
 s_log_count(int level)
 {
 	int n = 0;
@@ -83,7 +81,7 @@ s_log_count(int level)
 }
 
 /* 1 when a message of level starting with prefix was logged */
-S_UNUSED static int
+T_UNUSED static int
 s_logged_prefix(int level, const char *prefix)
 {
 	for (int i = 0; i < c_nlogs && i < C_MAX_LOGS; i++)
@@ -101,7 +99,7 @@ s_logged_prefix(int level, const char *prefix)
  * operation (the tests do not link libibverbs themselves). Ends the test
  * with status 2 when the device cannot be queried.
  */
-S_UNUSED static void
+T_UNUSED static void
 s_dev_limits(struct ibv_context *ctx, uint32_t *max_srq_wr, uint32_t *max_cqe)
 {
 	struct verbs_context *vctx = verbs_get_ctx_op(ctx, query_device_ex);
@@ -125,7 +123,7 @@ s_dev_limits(struct ibv_context *ctx, uint32_t *max_srq_wr, uint32_t *max_cqe)
  * rpma_srq_new() with a configuration of rq_size and rcq_size: its return
  * value (*srq written as rpma_srq_new() does), or S_NO_CFG
  */
-S_UNUSED static int
+T_UNUSED static int
 s_srq(struct rpma_peer *peer, uint32_t rq_size, uint32_t rcq_size, struct rpma_srq **srq)
 {
 	struct rpma_srq_cfg *cfg = NULL;
@@ -148,7 +146,7 @@ s_srq(struct rpma_peer *peer, uint32_t rq_size, uint32_t rcq_size, struct rpma_s
  * were posted: how many were posted; *last is the return value of the last
  * call (0 when none failed).
  */
-S_UNUSED static int
+T_UNUSED static int
 s_fill(struct rpma_srq *srq, int max, int *last)
 {
 	int n = 0;
@@ -168,7 +166,7 @@ s_fill(struct rpma_srq *srq, int max, int *last)
  * before the provider refuses one (at most max; -1 when the SRQ cannot be
  * made or the refusal is not RPMA_E_PROVIDER)
  */
-S_UNUSED static int
+T_UNUSED static int
 s_capacity(struct rpma_peer *peer, uint32_t rq_size, int max)
 {
 	struct rpma_srq *srq = NULL;
@@ -183,7 +181,7 @@ s_capacity(struct rpma_peer *peer, uint32_t rq_size, int max)
 }
 
 /* a receive-and-send MR of size bytes over a zeroed buffer (page-aligned) */
-S_UNUSED static struct rpma_mr_local *
+T_UNUSED static struct rpma_mr_local *
 s_reg(struct rpma_peer *peer, size_t size, void **buf)
 {
 	struct rpma_mr_local *mr = NULL;
@@ -203,7 +201,7 @@ s_reg(struct rpma_peer *peer, size_t size, void **buf)
 }
 
 /* deregisters mr and frees buf; 1 when the deregistration worked */
-S_UNUSED static int
+T_UNUSED static int
 s_unreg(struct rpma_mr_local **mr, void *buf)
 {
 	int ok = rpma_mr_dereg(mr) == 0;
@@ -219,7 +217,7 @@ s_unreg(struct rpma_mr_local **mr, void *buf)
  * the last return value of rpma_cq_get_wc() (RPMA_E_NO_COMPLETION when
  * nothing came in time)
  */
-S_UNUSED static int
+T_UNUSED static int
 s_wait_wc(struct rpma_cq *cq, struct ibv_wc *wc)
 {
 	long long end = s_now_ms() + S_WAIT_MS;
@@ -240,7 +238,7 @@ s_wait_wc(struct rpma_cq *cq, struct ibv_wc *wc)
  * 1 when it came with another status or opcode, else the error of
  * s_wait_wc()
  */
-S_UNUSED static int
+T_UNUSED static int
 s_sent(struct rpma_conn *conn)
 {
 	struct rpma_cq *cq = NULL;
@@ -264,7 +262,7 @@ s_sent(struct rpma_conn *conn)
  * and the send completes: 0, or what failed (rpma_send()'s error, or
  * s_sent()'s)
  */
-S_UNUSED static int
+T_UNUSED static int
 s_send(struct rpma_conn *conn, const struct rpma_mr_local *mr, size_t offset, size_t len)
 {
 	int ret = rpma_send(conn, mr, offset, len, RPMA_F_COMPLETION_ALWAYS, NULL);
@@ -273,7 +271,7 @@ s_send(struct rpma_conn *conn, const struct rpma_mr_local *mr, size_t offset, si
 }
 
 /* the qp_num of conn (0 when it cannot be had) */
-S_UNUSED static uint32_t
+T_UNUSED static uint32_t
 s_qp_num(const struct rpma_conn *conn)
 {
 	uint32_t qp = 0;
@@ -284,7 +282,7 @@ s_qp_num(const struct rpma_conn *conn)
 }
 
 /* 1 when cq holds no completion right now */
-S_UNUSED static int
+T_UNUSED static int
 s_cq_empty(struct rpma_cq *cq)
 {
 	struct ibv_wc wc;
@@ -295,7 +293,7 @@ s_cq_empty(struct rpma_cq *cq)
 /* ---- connections within the process --------------------------------------- */
 
 /* the decimal port t_port() + n (a static string, one per n < 8) */
-S_UNUSED static const char *
+T_UNUSED static const char *
 s_port(int n)
 {
 	static char ports[8][16];
@@ -312,7 +310,7 @@ s_port(int n)
  * completes the handshake when it reads the event). 0 and *client and
  * *server, or -1 (what failed goes to stderr; what was made is deleted).
  */
-S_UNUSED static int
+T_UNUSED static int
 s_pair(struct rpma_peer *peer, struct rpma_ep *ep, const char *port,
 		const struct rpma_conn_cfg *ccfg, const struct rpma_conn_cfg *scfg,
 		struct rpma_conn **client, struct rpma_conn **server)
@@ -359,7 +357,7 @@ err:
  * CLOSED and disconnects too, the client sees CLOSED, both are deleted
  * (and NULL). 1 when every step behaved.
  */
-S_UNUSED static int
+T_UNUSED static int
 s_unpair(struct rpma_conn **client, struct rpma_conn **server)
 {
 	int ok = rpma_conn_disconnect(*client) == 0;
@@ -373,7 +371,7 @@ s_unpair(struct rpma_conn **client, struct rpma_conn **server)
 }
 
 /* a connection configuration with srq and rcq_size (NULL on failure) */
-S_UNUSED static struct rpma_conn_cfg *
+T_UNUSED static struct rpma_conn_cfg *
 s_conn_cfg(struct rpma_srq *srq, uint32_t rcq_size)
 {
 	struct rpma_conn_cfg *cfg = NULL;

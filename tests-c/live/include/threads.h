@@ -30,8 +30,6 @@
 
 #include "onesided.h"
 
-#define TH_UNUSED __attribute__((unused))
-
 /* the threads of a test */
 #define TH_N 4
 
@@ -42,7 +40,7 @@
 
 #define TH_TAG 0x7EULL
 
-static TH_UNUSED uint64_t
+static T_UNUSED uint64_t
 th_id(int tid, int phase, int round, int kind)
 {
 	return (TH_TAG << 56) | ((uint64_t)tid << 48) | ((uint64_t)phase << 40) |
@@ -53,7 +51,7 @@ th_id(int tid, int phase, int round, int kind)
 	((const void *)(uintptr_t)th_id((tid), (phase), (round), (kind)))
 
 /* decodes th_id(); 0 when id is not one (no tag) */
-static TH_UNUSED int
+static T_UNUSED int
 th_decode(uint64_t id, int *tid, int *phase, int *round, int *kind)
 {
 	if ((id >> 56) != TH_TAG)
@@ -68,7 +66,7 @@ th_decode(uint64_t id, int *tid, int *phase, int *round, int *kind)
 /* ---- contents ---- */
 
 /* the pattern of thread tid, phase, round, kind (see os_fill()) */
-static TH_UNUSED unsigned
+static T_UNUSED unsigned
 th_seed(int tid, int phase, int round, int kind)
 {
 	return ((((unsigned)phase * 16 + (unsigned)tid) * 4096 + (unsigned)round) * 16 +
@@ -77,7 +75,7 @@ th_seed(int tid, int phase, int round, int kind)
 
 /* ---- time ---- */
 
-static TH_UNUSED long long
+static T_UNUSED long long
 th_now_ms(void)
 {
 	struct timespec t;
@@ -86,7 +84,7 @@ th_now_ms(void)
 	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-static TH_UNUSED void
+static T_UNUSED void
 th_sleep_us(long us)
 {
 	struct timespec t = {0, us * 1000};
@@ -96,7 +94,7 @@ th_sleep_us(long us)
 
 /* ---- what went wrong in a thread: stderr only ---- */
 
-static TH_UNUSED void
+static T_UNUSED void
 th_complain(const char *who, int tid, const char *fmt, ...)
 {
 	char line[256];
@@ -111,7 +109,7 @@ th_complain(const char *who, int tid, const char *fmt, ...)
 
 /* ---- pthread calls that must not fail (an infrastructure failure) ---- */
 
-static TH_UNUSED void
+static T_UNUSED void
 th_must(int ret, const char *what)
 {
 	if (ret != 0) {
@@ -121,7 +119,7 @@ th_must(int ret, const char *what)
 }
 
 /* a condition variable whose timed waits use CLOCK_MONOTONIC */
-static TH_UNUSED void
+static T_UNUSED void
 th_cond_init(pthread_cond_t *cv)
 {
 	pthread_condattr_t a;
@@ -133,7 +131,7 @@ th_cond_init(pthread_cond_t *cv)
 }
 
 /* waits on cv (mutex m held) until at most deadline_ms (th_now_ms()) */
-static TH_UNUSED void
+static T_UNUSED void
 th_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *m, long long deadline_ms)
 {
 	struct timespec t;
@@ -144,7 +142,7 @@ th_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *m, long long deadline_ms
 }
 
 /* a barrier wait, whoever is the serial thread */
-static TH_UNUSED void
+static T_UNUSED void
 th_barrier(pthread_barrier_t *b)
 {
 	int ret = pthread_barrier_wait(b);
@@ -159,7 +157,7 @@ th_barrier(pthread_barrier_t *b)
  * the next completion of cq into *wc, polling (with naps) for up to
  * timeout_ms: rpma_cq_get_wc()'s result, RPMA_E_NO_COMPLETION when none came
  */
-static TH_UNUSED int
+static T_UNUSED int
 th_poll_wc(struct rpma_cq *cq, struct ibv_wc *wc, long timeout_ms)
 {
 	long long end = th_now_ms() + timeout_ms;

@@ -47,8 +47,6 @@
 
 #include "conn.h"
 
-#define TW_UNUSED __attribute__((unused))
-
 /* the buffer of each side */
 #define TW_BUF_SIZE 65536
 #define TW_USAGE (RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV | \
@@ -78,7 +76,7 @@ enum { TW_MAIN_CQ, TW_RCQ };
 /* ---- contents ---- */
 
 /* byte i of the pattern seed; seed 0 is all zeros (a fresh buffer) */
-static TW_UNUSED unsigned char
+static T_UNUSED unsigned char
 tw_byte(unsigned seed, size_t i)
 {
 	uint32_t x;
@@ -92,7 +90,7 @@ tw_byte(unsigned seed, size_t i)
 	return (unsigned char)(x >> 8);
 }
 
-static TW_UNUSED void
+static T_UNUSED void
 tw_fill(void *p, size_t len, unsigned seed)
 {
 	unsigned char *b = p;
@@ -102,7 +100,7 @@ tw_fill(void *p, size_t len, unsigned seed)
 }
 
 /* 1 when the len bytes at p are the pattern seed */
-static TW_UNUSED int
+static T_UNUSED int
 tw_is(const void *p, size_t len, unsigned seed)
 {
 	const unsigned char *b = p;
@@ -115,7 +113,7 @@ tw_is(const void *p, size_t len, unsigned seed)
 
 /* ---- completions ---- */
 
-static TW_UNUSED void
+static T_UNUSED void
 tw_nap(void)
 {
 	struct timespec nap = {0, 1000 * 1000};
@@ -123,7 +121,7 @@ tw_nap(void)
 	nanosleep(&nap, NULL);
 }
 
-static TW_UNUSED long long
+static T_UNUSED long long
 tw_now_ms(void)
 {
 	struct timespec ts;
@@ -136,7 +134,7 @@ tw_now_ms(void)
  * the next completion of cq into *wc within ms: the return value of the
  * last rpma_cq_get_wc() (RPMA_E_NO_COMPLETION when none came in time)
  */
-static TW_UNUSED int
+static T_UNUSED int
 tw_wait_ms(struct rpma_cq *cq, struct ibv_wc *wc, int ms)
 {
 	long long end = tw_now_ms() + ms;
@@ -151,14 +149,14 @@ tw_wait_ms(struct rpma_cq *cq, struct ibv_wc *wc, int ms)
 	}
 }
 
-static TW_UNUSED int
+static T_UNUSED int
 tw_wait(struct rpma_cq *cq, struct ibv_wc *wc)
 {
 	return tw_wait_ms(cq, wc, TW_WAIT_MS);
 }
 
 /* how many completions cq gives within TW_QUIET_MS (they are consumed) */
-static TW_UNUSED int
+static T_UNUSED int
 tw_quiet(struct rpma_cq *cq)
 {
 	struct ibv_wc wc;
@@ -248,7 +246,7 @@ struct tw_side {
 static struct tw_side tw;
 
 /* a configuration with the given sizes (0: leave the default); NULL on failure */
-static TW_UNUSED struct rpma_conn_cfg *
+static T_UNUSED struct rpma_conn_cfg *
 tw_cfg(long long sq, long long rq, long long cq, long long rcq)
 {
 	struct rpma_conn_cfg *cfg = NULL;
@@ -266,7 +264,7 @@ tw_cfg(long long sq, long long rq, long long cq, long long rcq)
 }
 
 /* the other side's buffer, from the private data of conn; NULL on failure */
-static TW_UNUSED struct rpma_mr_remote *
+static T_UNUSED struct rpma_mr_remote *
 tw_remote_of(struct rpma_conn *conn)
 {
 	struct rpma_conn_private_data pd = {NULL, 0};
@@ -281,7 +279,7 @@ tw_remote_of(struct rpma_conn *conn)
 }
 
 /* both CQs of the connection of s */
-static TW_UNUSED void
+static T_UNUSED void
 tw_get_cqs(struct tw_side *s)
 {
 	s->cq = NULL;
@@ -438,7 +436,7 @@ tw_server(void *arg)
 /* parent: gives the server a command (the arguments not named are 0) */
 #define tw_cmd(op, ...) tw_cmd_((op), (long long[6]){__VA_ARGS__})
 
-static TW_UNUSED void
+static T_UNUSED void
 tw_cmd_(int op, const long long *a)
 {
 	struct tw_cmd c;
@@ -456,7 +454,7 @@ tw_cmd_(int op, const long long *a)
  * parent: starts the server (see tw_server()) and fills tw with a peer of
  * its own and a registered, zeroed buffer
  */
-static TW_UNUSED void
+static T_UNUSED void
 tw_start(void)
 {
 	(void) t_port();
@@ -492,7 +490,7 @@ struct tw_sizes {
  * cannot be had ends the test (status 2: it says nothing about the data
  * path).
  */
-static TW_UNUSED void
+static T_UNUSED void
 tw_connect_cfg(const struct rpma_conn_cfg *cfg, const struct tw_sizes *server)
 {
 	static const struct tw_sizes none;
@@ -520,7 +518,7 @@ tw_connect_cfg(const struct rpma_conn_cfg *cfg, const struct tw_sizes *server)
 }
 
 /* tw_connect_cfg() with the client's sizes (NULL: the defaults) */
-static TW_UNUSED void
+static T_UNUSED void
 tw_connect(const struct tw_sizes *client, const struct tw_sizes *server)
 {
 	static const struct tw_sizes none;
@@ -538,7 +536,7 @@ tw_connect(const struct tw_sizes *client, const struct tw_sizes *server)
 }
 
 /* parent: ends the connection on both sides */
-static TW_UNUSED void
+static T_UNUSED void
 tw_close(void)
 {
 	tw_cmd(TW_CLOSE);
@@ -547,7 +545,7 @@ tw_close(void)
 }
 
 /* parent: the end of a test */
-static TW_UNUSED int
+static T_UNUSED int
 tw_end(void)
 {
 	tw_cmd(TW_EXIT);
@@ -559,7 +557,7 @@ tw_end(void)
 /* ---- the server's steps, from the parent ---- */
 
 /* the server posts a receive of len bytes at off (off -1: the 0-byte form) */
-static TW_UNUSED void
+static T_UNUSED void
 srv_recv(long long off, long long len, uint64_t id)
 {
 	tw_cmd(TW_RECV, off, len, (long long)id);
@@ -567,7 +565,7 @@ srv_recv(long long off, long long len, uint64_t id)
 }
 
 /* the server sends / sends with imm / writes with imm (op); returns its result */
-static TW_UNUSED long long
+static T_UNUSED long long
 srv_post(int op, long long off, long long len, int flags, uint64_t id, uint32_t imm)
 {
 	tw_cmd(op, off, len, flags, (long long)id, imm);
@@ -575,7 +573,7 @@ srv_post(int op, long long off, long long len, int flags, uint64_t id, uint32_t 
 }
 
 /* the server's next completion on its main CQ or its receive CQ */
-static TW_UNUSED struct tw_wc
+static T_UNUSED struct tw_wc
 srv_wc(int which)
 {
 	struct tw_wc wc;
@@ -592,21 +590,21 @@ srv_wc(int which)
 }
 
 /* how many completions the server's CQ gives within TW_QUIET_MS */
-static TW_UNUSED long long
+static T_UNUSED long long
 srv_quiet(int which)
 {
 	tw_cmd(TW_QUIET, which);
 	return SERVER(quiet);
 }
 
-static TW_UNUSED void
+static T_UNUSED void
 srv_fill(long long off, long long len, unsigned seed)
 {
 	tw_cmd(TW_FILL, off, len, seed);
 }
 
 /* 1 when the server's buffer holds pattern seed at off */
-static TW_UNUSED long long
+static T_UNUSED long long
 srv_is(long long off, long long len, unsigned seed)
 {
 	tw_cmd(TW_CHECK, off, len, seed);
@@ -614,7 +612,7 @@ srv_is(long long off, long long len, unsigned seed)
 }
 
 /* the seed in first..last whose pattern the server holds at off, or -1 */
-static TW_UNUSED long long
+static T_UNUSED long long
 srv_find(long long off, long long len, unsigned first, unsigned last)
 {
 	tw_cmd(TW_FIND, off, len, first, last);
@@ -625,7 +623,7 @@ srv_find(long long off, long long len, unsigned first, unsigned last)
  * 1 when the server's buffer holds pattern seed in [off, off + len) and
  * zeros everywhere else (the buffer was zeroed before the message came)
  */
-static TW_UNUSED int
+static T_UNUSED int
 srv_only(long long off, long long len, unsigned seed)
 {
 	int ok = srv_is(off, len, seed) == 1;
@@ -636,7 +634,7 @@ srv_only(long long off, long long len, unsigned seed)
 }
 
 /* the same for the parent's buffer */
-static TW_UNUSED int
+static T_UNUSED int
 tw_only(size_t off, size_t len, unsigned seed)
 {
 	char *b = tw.buf;
@@ -648,14 +646,14 @@ tw_only(size_t off, size_t len, unsigned seed)
 /* ---- what the library logs ---- */
 
 /* parent: start recording the library's messages (conn.h's c_log) */
-static TW_UNUSED void
+static T_UNUSED void
 tw_log_capture(void)
 {
 	c_nlogs = 0;
 	EXPECT_INT(rpma_log_set_function(c_log), 0);
 }
 
-static TW_UNUSED void
+static T_UNUSED void
 tw_log_restore(void)
 {
 	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
@@ -668,7 +666,7 @@ tw_log_restore(void)
  * its buffer at off (for TW_WRITE_IMM into the server's buffer at off too);
  * off -1: the 0-byte form with NULL regions
  */
-static TW_UNUSED int
+static T_UNUSED int
 tw_post(int op, long long off, long long len, int flags, uint64_t id, uint32_t imm)
 {
 	int null = off < 0;
@@ -687,14 +685,14 @@ tw_post(int op, long long off, long long len, int flags, uint64_t id, uint32_t i
 }
 
 /* the completion opcode of op at the sender */
-static TW_UNUSED int
+static T_UNUSED int
 tw_send_opcode(int op)
 {
 	return op == TW_WRITE_IMM ? IBV_WC_RDMA_WRITE : IBV_WC_SEND;
 }
 
 /* the completion opcode of op at the receiver */
-static TW_UNUSED int
+static T_UNUSED int
 tw_recv_opcode(int op)
 {
 	return op == TW_WRITE_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
@@ -718,7 +716,7 @@ tw_recv_opcode(int op)
  * more arrives and the unsignalled posts give the sender no completion.
  * The server's queues must hold capacity receives and completions.
  */
-static TW_UNUSED void
+static T_UNUSED void
 tw_sq_overflow(int op, int capacity)
 {
 	char *b = tw.buf;
@@ -818,7 +816,7 @@ tw_sq_overflow(int op, int capacity)
  * (receiver not ready, for ever by default) until the server posts one, and
  * only then completes on both sides.
  */
-static TW_UNUSED void
+static T_UNUSED void
 tw_late_receive(int op)
 {
 	struct ibv_wc wc;
@@ -856,7 +854,7 @@ tw_late_receive(int op)
  * reported.
  * Must be the last step on its connection.
  */
-static TW_UNUSED void
+static T_UNUSED void
 tw_too_long(int op)
 {
 	struct ibv_wc wc;

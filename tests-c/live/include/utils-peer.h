@@ -25,10 +25,10 @@
 #include <infiniband/verbs.h>
 #include <librpma.h>
 
-#define UP_UNUSED __attribute__((unused))
+#include "rpma_test.h"
 
 /* sentinels: values no call can legitimately store */
-static int up_sentinel_object UP_UNUSED;
+static int up_sentinel_object T_UNUSED;
 #define UP_SENTINEL_CTX ((struct ibv_context *)&up_sentinel_object)
 #define UP_SENTINEL_PEER ((struct rpma_peer *)&up_sentinel_object)
 
@@ -47,9 +47,9 @@ static struct {
 	int n;                      /* messages recorded (at most UP_LOG_MAX kept) */
 	int level[UP_LOG_MAX];
 	char text[UP_LOG_MAX][512]; /* the format applied to its arguments */
-} up_log UP_UNUSED;
+} up_log T_UNUSED;
 
-static void UP_UNUSED
+static void T_UNUSED
 up_log_fn(enum rpma_log_level level, const char *file_name, const int line_no,
 		const char *function_name, const char *message_format, ...)
 {
@@ -71,7 +71,7 @@ up_log_fn(enum rpma_log_level level, const char *file_name, const int line_no,
 }
 
 /* start recording every message up to RPMA_LOG_LEVEL_INFO */
-static void UP_UNUSED
+static void T_UNUSED
 up_log_begin(void)
 {
 	up_log.n = 0;
@@ -80,7 +80,7 @@ up_log_begin(void)
 }
 
 /* stop recording: the default function and the release default threshold */
-static void UP_UNUSED
+static void T_UNUSED
 up_log_end(void)
 {
 	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING);
@@ -88,7 +88,7 @@ up_log_end(void)
 }
 
 /* how many messages of this level were recorded */
-static int UP_UNUSED
+static int T_UNUSED
 up_log_count(int level)
 {
 	int i, n = 0;
@@ -99,7 +99,7 @@ up_log_count(int level)
 }
 
 /* was a message of this level and exactly this text recorded */
-static int UP_UNUSED
+static int T_UNUSED
 up_logged(int level, const char *text)
 {
 	int i;
@@ -111,7 +111,7 @@ up_logged(int level, const char *text)
 }
 
 /* was a message of this level starting with this text recorded */
-static int UP_UNUSED
+static int T_UNUSED
 up_logged_prefix(int level, const char *prefix)
 {
 	int i;
@@ -130,7 +130,7 @@ up_logged_prefix(int level, const char *prefix)
  * operation. Returns 0 and fills *attr, or -1 when the provider offers no
  * such operation or it fails.
  */
-static int UP_UNUSED
+static int T_UNUSED
 up_query_device_ex(struct ibv_context *ctx, struct ibv_device_attr_ex *attr)
 {
 	struct verbs_context *vctx = verbs_get_ctx_op(ctx, query_device_ex);
@@ -146,7 +146,7 @@ up_query_device_ex(struct ibv_context *ctx, struct ibv_device_attr_ex *attr)
  * the device supports On-Demand Paging in general and for both RDMA WRITE and
  * RDMA READ on RC QPs, 0 when not, -1 when the device cannot be queried.
  */
-static int UP_UNUSED
+static int T_UNUSED
 up_device_odp_capable(struct ibv_context *ctx)
 {
 	struct ibv_device_attr_ex attr;
@@ -160,7 +160,7 @@ up_device_odp_capable(struct ibv_context *ctx)
 }
 
 /* 1 when ctx's device has native atomic write, 0 when not, -1 when unknown */
-static int UP_UNUSED
+static int T_UNUSED
 up_device_atomic_write_capable(struct ibv_context *ctx)
 {
 	struct ibv_device_attr_ex attr;
