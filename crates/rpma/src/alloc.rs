@@ -2,6 +2,7 @@
 //! `RPMA_E_NOMEM` instead of aborting the host program.
 
 use std::alloc::{alloc, Layout};
+use std::mem::MaybeUninit;
 
 use crate::error::{Error, Result};
 
@@ -23,6 +24,25 @@ pub fn try_box<T>(value: T) -> Result<Box<T>> {
         p.write(value);
         Ok(Box::from_raw(p))
     }
+}
+
+/// Room for a `T` on the heap, `Error::NoMem` when the allocator fails:
+/// for a value that is put together only once the room is there.
+pub(crate) fn try_box_uninit<T>() -> Result<Box<MaybeUninit<T>>> {
+    injected()?;
+    let layout = Layout::new::<T>();
+    if layout.size() == 0 {
+        return Ok(Box::new_uninit());
+    }
+    // SAFETY: the layout has a non-zero size.
+    let p = unsafe { alloc(layout) }.cast::<MaybeUninit<T>>();
+    if p.is_null() {
+        return Err(Error::NoMem);
+    }
+    // SAFETY: p is fresh, aligned and sized for T (MaybeUninit<T> has T's
+    // layout) and allocated by the global allocator, which is what Box
+    // expects to free; an uninitialised MaybeUninit is a valid value.
+    Ok(unsafe { Box::from_raw(p) })
 }
 
 /// Copies bytes to the heap, `RPMA_E_NOMEM` when that fails.

@@ -3,10 +3,11 @@
 
 use std::ffi::c_int;
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 
-use crate::alloc::{try_box, try_copy};
+use crate::alloc::{try_box_uninit, try_copy};
 use crate::cq::Cq;
 use crate::error::{Error, FirstError, Result};
 use crate::flush::SharedApm;
@@ -40,7 +41,7 @@ pub struct Conn<'a> {
     /// Copies of what the data path and the event loop ask for most, taken
     /// when the parts arrive: reading them needs no "is it there yet" check
     /// (a failed check would be a panic, and the unwinding code for it costs
-    /// every call). Valid from `attach` until the connection is released.
+    /// every call). Valid from `fill` until the connection is released.
     qp: *mut sys::ibv_qp,
     native: QpNative,
     event_fd: c_int,
@@ -49,6 +50,40 @@ pub struct Conn<'a> {
     /// The peer whose protection domain holds the queue pair, and the SRQ
     /// it receives through, if any: borrowed until the connection is gone.
     _borrows: PhantomData<(&'a Peer, &'a Srq<'a>)>,
+}
+
+/// The heap room of a connection not put together yet ([`Conn::alloc`]).
+pub(crate) struct ConnRoom<'a>(Box<MaybeUninit<Conn<'a>>>);
+
+impl<'a> ConnRoom<'a> {
+    /// Puts the connection together from a request's parts in one write.
+    /// `incoming`: the request came through an endpoint and is not
+    /// accepted yet, so releasing the connection before `accept` rejects
+    /// it.
+    ///
+    /// Written whole, the object is initialised once: filled in field by
+    /// field after a default, each field was written twice and the empty
+    /// parts it replaced went through their drop code.
+    pub(crate) fn fill(self, id: CmId, queues: Queues, incoming: bool) -> Box<Conn<'a>> {
+        let qp = id.qp();
+        let native = queues.native;
+        Box::write(
+            self.0,
+            Conn {
+                id: Some(id),
+                queues: Some(queues),
+                evch: None,
+                flush: None,
+                private_data: Default::default(),
+                direct_write_to_pmem: AtomicBool::new(false),
+                qp,
+                native,
+                event_fd: -1,
+                unanswered: incoming,
+                _borrows: PhantomData,
+            },
+        )
+    }
 }
 
 // SAFETY: the cm id, event channel, CQs, QP and MR are librdmacm/libibverbs
@@ -61,40 +96,11 @@ unsafe impl Send for Conn<'_> {}
 unsafe impl Sync for Conn<'_> {}
 
 impl<'a> Conn<'a> {
-    /// An empty connection object, for a request to move its parts into.
-    pub(crate) fn alloc() -> Result<Box<Conn<'a>>> {
-        try_box(Conn {
-            id: None,
-            queues: None,
-            evch: None,
-            flush: None,
-            private_data: Default::default(),
-            direct_write_to_pmem: AtomicBool::new(false),
-            qp: std::ptr::null_mut(),
-            native: QpNative::default(),
-            event_fd: -1,
-            unanswered: false,
-            _borrows: PhantomData,
-        })
-    }
-
-    /// Takes over a request's parts. `incoming`: the request came through
-    /// an endpoint and is not accepted yet, so releasing the connection
-    /// before `accept` rejects it.
-    ///
-    /// The parts move from the request's fields straight into these: taken
-    /// into locals first, the queues were copied twice.
-    pub(crate) fn attach(
-        &mut self,
-        id: &mut Option<CmId>,
-        queues: &mut Option<Queues>,
-        incoming: bool,
-    ) {
-        self.id = id.take();
-        self.queues = queues.take();
-        self.qp = self.id().qp();
-        self.native = self.queues().native;
-        self.unanswered = incoming;
+    /// Room for a connection, taken before the request gives up its parts:
+    /// when the allocation fails they are still the request's, which
+    /// releases (and, for an incoming one, rejects) them.
+    pub(crate) fn alloc() -> Result<ConnRoom<'a>> {
+        try_box_uninit().map(ConnRoom)
     }
 
     /// Gives the id a private event channel and (when it emulates flush)
