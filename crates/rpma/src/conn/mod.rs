@@ -67,22 +67,22 @@ impl<'a> ConnRoom<'a> {
     pub(crate) fn fill(self, id: CmId, queues: Queues, incoming: bool) -> Box<Conn<'a>> {
         let qp = id.qp();
         let native = queues.native;
-        Box::write(
-            self.0,
-            Conn {
-                id: Some(id),
-                queues: Some(queues),
-                evch: None,
-                flush: None,
-                private_data: Default::default(),
-                direct_write_to_pmem: AtomicBool::new(false),
-                qp,
-                native,
-                event_fd: -1,
-                unanswered: incoming,
-                _borrows: PhantomData,
-            },
-        )
+        let mut room = self.0;
+        room.write(Conn {
+            id: Some(id),
+            queues: Some(queues),
+            evch: None,
+            flush: None,
+            private_data: Default::default(),
+            direct_write_to_pmem: AtomicBool::new(false),
+            qp,
+            native,
+            event_fd: -1,
+            unanswered: incoming,
+            _borrows: PhantomData,
+        });
+        // SAFETY: written whole just above.
+        unsafe { room.assume_init() }
     }
 }
 
