@@ -16,7 +16,7 @@ mod common;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use common::{args, expect_event, next_event, step, text, wait_readable, Res, Role};
+use common::{expect_event, next_event, step, text, wait_readable, Res};
 use rpma::conn::ConnEvent;
 use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
@@ -108,19 +108,5 @@ fn client(addr: &str, port: &str) -> Res<()> {
 }
 
 fn main() -> ExitCode {
-    let (role, addr, port) = args();
-    let result = match role {
-        Role::Server => server(&addr, &port),
-        Role::Client => client(&addr, &port),
-    };
-    match result {
-        Ok(()) => {
-            println!("{role}: done");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("{role}: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::run(server, client)
 }

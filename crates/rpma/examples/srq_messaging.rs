@@ -18,7 +18,7 @@ mod common;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use common::{args, check_wc, expect_event, fail, next_wc, step, text, wait_readable, Res, Role};
+use common::{check_wc, expect_event, fail, next_wc, step, text, wait_readable, Res};
 use rpma::conn::{Conn, ConnEvent};
 use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
@@ -245,19 +245,5 @@ fn client(addr: &str, port: &str) -> Res<()> {
 }
 
 fn main() -> ExitCode {
-    let (role, addr, port) = args();
-    let result = match role {
-        Role::Server => server(&addr, &port),
-        Role::Client => client(&addr, &port),
-    };
-    match result {
-        Ok(()) => {
-            println!("{role}: done");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("{role}: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::run(server, client)
 }

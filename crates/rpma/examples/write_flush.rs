@@ -32,8 +32,8 @@ mod common;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use common::{args, check_wc, expect_event, fail, next_event, next_wc, step, wait_readable};
-use common::{Res, Role};
+use common::Res;
+use common::{check_wc, expect_event, fail, next_event, next_wc, step, wait_readable};
 use rpma::conn::ConnEvent;
 use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
@@ -361,19 +361,5 @@ fn client(addr: &str, port: &str) -> Res<()> {
 }
 
 fn main() -> ExitCode {
-    let (role, addr, port) = args();
-    let result = match role {
-        Role::Server => server(&addr, &port),
-        Role::Client => client(&addr, &port),
-    };
-    match result {
-        Ok(()) => {
-            println!("{role}: done");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("{role}: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::run(server, client)
 }

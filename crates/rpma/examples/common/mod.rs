@@ -11,6 +11,7 @@ use std::error::Error;
 use std::ffi::c_int;
 use std::fmt;
 use std::os::fd::{AsRawFd, BorrowedFd};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use rpma::conn::{Conn, ConnEvent};
@@ -49,6 +50,26 @@ pub fn args() -> (Role, String, String) {
             let me = argv.first().map_or("example", String::as_str);
             eprintln!("usage: {me} <server|client> <addr> <port>");
             std::process::exit(2);
+        }
+    }
+}
+
+/// Runs the side the command line names, prints "<side>: done" or what
+/// failed, and gives the exit status.
+pub fn run(server: fn(&str, &str) -> Res<()>, client: fn(&str, &str) -> Res<()>) -> ExitCode {
+    let (role, addr, port) = args();
+    let result = match role {
+        Role::Server => server(&addr, &port),
+        Role::Client => client(&addr, &port),
+    };
+    match result {
+        Ok(()) => {
+            println!("{role}: done");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{role}: {e}");
+            ExitCode::FAILURE
         }
     }
 }
