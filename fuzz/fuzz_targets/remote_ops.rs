@@ -84,8 +84,9 @@ fuzz_target!(|data: &[u8]| {
     let usage = Usage::READ_DST | Usage::WRITE_SRC;
     // where the region starts, for the expected entries below
     let buf_addr = buf.as_ptr() as u64;
-    // SAFETY: the region is deregistered below, never leaked.
-    let local = unsafe { MrLocal::reg(&peer, &mut buf, usage) }.unwrap();
+    // SAFETY: `buf` is neither moved nor freed until the region is
+    // deregistered below.
+    let local = unsafe { MrLocal::reg_raw(&peer, buf.as_mut_ptr().cast(), buf.len(), usage) }.unwrap();
     fake_provider::take_posted();
     let direct_write = input[21] != 0;
     let op_context = OP_CONTEXT;
@@ -108,8 +109,13 @@ fuzz_target!(|data: &[u8]| {
         inline_data: None,
     };
     let local_sge = |length: u32| (buf_addr, length, 0x1111);
-    // The C face reads its flags argument so before every operation.
-    let completion = Completion::from_flags(flags);
+    // The C face reads its flags argument so before every operation: 0 is
+    // refused, the success bit (2) asks for a completion every time.
+    let completion = match flags {
+        0 => Err(Error::Inval),
+        f if f & 2 != 0 => Ok(Completion::Always),
+        _ => Ok(Completion::OnError),
+    };
     let (ret, expected) = {
         match op {
             0 => (
@@ -179,7 +185,12 @@ fuzz_target!(|data: &[u8]| {
                 };
                 (
                     completion.and_then(|c| {
-                        let kind = FlushType::from_c(flush_type);
+                        // as the C face reads `enum rpma_flush_type`
+                        let kind = match flush_type {
+                            0 => FlushType::Persistent,
+                            1 => FlushType::Visibility,
+                            _ => FlushType::Other,
+                        };
                         conn.flush(&remote, offset, len, kind, c, op_context)
                     }),
                     if flags == 0 {

@@ -13,6 +13,32 @@ use rpma::mr::{MrLocal, MrRemote};
 use rpma::peer_cfg::PeerCfg;
 use rpma::{Completion, FlushType};
 
+/// The bit of the C `flags` that asks for a completion on success.
+const ON_SUCCESS: c_int = 1 << 1;
+
+/// The completion the C `flags` argument asks for. 0 is refused; bits other
+/// than the success bit are ignored, as in the C library.
+#[inline(always)]
+fn completion(flags: c_int) -> Result<Completion> {
+    match flags {
+        0 => Err(Error::Inval),
+        f if f & ON_SUCCESS != 0 => Ok(Completion::Always),
+        _ => Ok(Completion::OnError),
+    }
+}
+
+/// The flush type of the C value (`enum rpma_flush_type`): any value is
+/// taken, as the C library takes it, and an unknown one is refused by the
+/// flush's own checks.
+#[inline(always)]
+fn flush_type(value: c_int) -> FlushType {
+    match value {
+        0 => FlushType::Persistent,
+        1 => FlushType::Visibility,
+        _ => FlushType::Other,
+    }
+}
+
 /// The work request id of the caller's `op_context`, as the C library makes
 /// it: `wr_id = (uintptr_t)op_context`, bit-exact back in `ibv_wc::wr_id`.
 #[inline(always)]
@@ -180,7 +206,7 @@ pub unsafe extern "C" fn rpma_read(
     boundary(move || {
         // SAFETY: caller contract above.
         let (conn, dst, src) = unsafe { (arg(conn)?, dst.as_ref(), src.as_ref()) };
-        let completion = Completion::from_flags(flags)?;
+        let completion = completion(flags)?;
         conn.read(
             dst,
             dst_offset,
@@ -269,7 +295,7 @@ unsafe fn write(
 ) -> Result<()> {
     // SAFETY: caller contract.
     let (conn, dst, src) = unsafe { (arg(conn)?, dst.as_ref(), src.as_ref()) };
-    let completion = Completion::from_flags(flags)?;
+    let completion = completion(flags)?;
     conn.write(
         dst,
         dst_offset,
@@ -362,7 +388,7 @@ unsafe fn atomic_write_args<'a>(
 ) -> Result<(&'a MrRemote, &'a [u8; ATOMIC_WRITE_LEN], Completion)> {
     // SAFETY: caller contract above; [u8; 8] has alignment 1.
     let (dst, src) = unsafe { (arg(dst)?, arg(src.cast::<[u8; ATOMIC_WRITE_LEN]>())?) };
-    Ok((dst, src, Completion::from_flags(flags)?))
+    Ok((dst, src, completion(flags)?))
 }
 
 /// Makes earlier writes to the peer's memory visible or persistent there.
@@ -382,8 +408,8 @@ pub unsafe extern "C" fn rpma_flush(
     boundary(move || {
         // SAFETY: caller contract above.
         let (conn, dst) = unsafe { (arg(conn)?, arg(dst)?) };
-        let completion = Completion::from_flags(flags)?;
-        let kind = FlushType::from_c(r#type.0);
+        let completion = completion(flags)?;
+        let kind = flush_type(r#type.0);
         conn.flush(dst, dst_offset, len, kind, completion, wr_id(op_context))
     })
 }
@@ -439,7 +465,7 @@ unsafe fn send(
 ) -> Result<()> {
     // SAFETY: caller contract.
     let (conn, src) = unsafe { (arg(conn)?, src.as_ref()) };
-    let completion = Completion::from_flags(flags)?;
+    let completion = completion(flags)?;
     conn.send(src, offset, len, completion, imm, wr_id(op_context))
 }
 
@@ -489,4 +515,27 @@ pub unsafe extern "C" fn rpma_conn_wait(
         unsafe { put(cq, woken) };
         wake.rearmed
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_follow_the_success_bit() {
+        assert_eq!(completion(0), Err(Error::Inval));
+        assert_eq!(completion(1), Ok(Completion::OnError));
+        assert_eq!(completion(3), Ok(Completion::Always));
+        assert_eq!(completion(2), Ok(Completion::Always));
+        assert_eq!(completion(4), Ok(Completion::OnError));
+        assert_eq!(completion(-1), Ok(Completion::Always));
+    }
+
+    #[test]
+    fn flush_types_are_the_c_values() {
+        assert_eq!(flush_type(0), FlushType::Persistent);
+        assert_eq!(flush_type(1), FlushType::Visibility);
+        assert_eq!(flush_type(2), FlushType::Other);
+        assert_eq!(flush_type(-1), FlushType::Other);
+    }
 }

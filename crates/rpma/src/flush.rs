@@ -39,16 +39,6 @@ impl FlushType {
             FlushType::Other => 0,
         }
     }
-
-    /// The flush type of the C value `value` (`enum rpma_flush_type`); any
-    /// value is accepted, as the C library accepts it.
-    pub fn from_c(value: std::ffi::c_int) -> FlushType {
-        match value {
-            0 => FlushType::Persistent,
-            1 => FlushType::Visibility,
-            _ => FlushType::Other,
-        }
-    }
 }
 
 /// Whether a flush of `kind` to `dst` is possible on a connection whose

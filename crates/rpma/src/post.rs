@@ -25,21 +25,7 @@ pub enum Completion {
     OnError = 0,
 }
 
-/// The bit of the C `flags` that asks for a completion on success.
-const ON_SUCCESS: c_int = 1 << 1;
-
 impl Completion {
-    /// Reads the C `flags` argument. 0 is refused; bits other than the
-    /// success bit are ignored, as in the C library.
-    #[inline]
-    pub fn from_flags(flags: c_int) -> Result<Completion> {
-        match flags {
-            0 => Err(Error::Inval),
-            f if f & ON_SUCCESS != 0 => Ok(Completion::Always),
-            _ => Ok(Completion::OnError),
-        }
-    }
-
     #[inline]
     pub(crate) fn send_flags(self) -> u32 {
         self as u32
@@ -337,16 +323,6 @@ fn recv_failed(on_srq: bool, ret: c_int) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn flags_follow_the_success_bit() {
-        assert_eq!(Completion::from_flags(0), Err(Error::Inval));
-        assert_eq!(Completion::from_flags(1), Ok(Completion::OnError));
-        assert_eq!(Completion::from_flags(3), Ok(Completion::Always));
-        assert_eq!(Completion::from_flags(2), Ok(Completion::Always));
-        assert_eq!(Completion::from_flags(4), Ok(Completion::OnError));
-        assert_eq!(Completion::from_flags(-1), Ok(Completion::Always));
-    }
 
     #[test]
     fn zero_byte_forms() {
