@@ -262,3 +262,98 @@ t_server_join(void)
 	fprintf(stderr, "the server did not end within 60 s\n");
 	return -1;
 }
+
+long long
+t_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+t_sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+int
+t_readable(int fd, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int r;
+
+	do
+		r = poll(&p, 1, ms);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	return r > 0 && (p.revents & POLLIN) ? 1 : 0;
+}
+
+void
+t_chan_open(int ch[2])
+{
+	if (pipe(ch) != 0)
+		give_up("pipe failed");
+}
+
+int
+t_chan_put(int fd, const void *p, size_t n)
+{
+	ssize_t r;
+
+	do
+		r = write(fd, p, n);
+	while (r < 0 && errno == EINTR);
+	return r == (ssize_t)n ? 0 : -1;
+}
+
+int
+t_chan_get(int fd, void *p, size_t n, int ms)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r;
+
+		if (t_readable(fd, ms) != 1)
+			return -1;
+		r = read(fd, (char *)p + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+int
+t_conn_event(struct rpma_conn *conn, int ms, enum rpma_conn_event *ev)
+{
+	int fd = -1;
+	int r = rpma_conn_get_event_fd(conn, &fd);
+
+	if (r != 0)
+		return r;
+	if (t_readable(fd, ms) != 1)
+		return T_NO_EVENT;
+	return rpma_conn_next_event(conn, ev);
+}
+
+int
+t_cq_wait_ms(struct rpma_cq *cq, int n, struct ibv_wc *wc, int *got, int ms)
+{
+	long long end = t_now_ms() + ms;
+	int ret;
+
+	while ((ret = rpma_cq_get_wc(cq, n, wc, got)) == RPMA_E_NO_COMPLETION &&
+			t_now_ms() < end)
+		t_sleep_ms(1);
+	return ret;
+}

@@ -74,4 +74,52 @@ int t_server_join(void);
 void t_sync_send(void);
 int t_sync_wait(void);
 
+/* ---- time ---- */
+
+/* milliseconds of CLOCK_MONOTONIC, for deadlines */
+long long t_now_ms(void);
+/* sleeps ms milliseconds, resuming after a signal */
+void t_sleep_ms(int ms);
+
+/* ---- the command channel: a pipe between the two processes ---- */
+
+/*
+ * t_chan_open() makes a pipe ch (exits 2 when it cannot), to be called
+ * before the fork so both processes hold it; each side then closes the end
+ * it does not use. t_chan_put() writes the n bytes at p to the write end
+ * (one record: n must stay below PIPE_BUF so records never interleave) and
+ * returns 0, or -1 when they could not all be written. t_chan_get() reads
+ * one record of n bytes into p, waiting at most ms for each part of it, and
+ * returns 0, or -1 when nothing came in time or the writer has gone.
+ */
+void t_chan_open(int ch[2]);
+int t_chan_put(int fd, const void *p, size_t n);
+int t_chan_get(int fd, void *p, size_t n, int ms);
+
+/*
+ * 1 when fd becomes readable (POLLIN) within ms (0: right now), 0 when it
+ * does not, -1 on a poll error; a signal does not cut the wait short
+ */
+int t_readable(int fd, int ms);
+
+/* ---- waiting with a deadline ---- */
+
+/* what t_conn_event() returns when no event came in time */
+#define T_NO_EVENT 1000
+
+/*
+ * The next event of conn, waiting at most ms for its event fd to become
+ * readable: rpma_conn_next_event()'s return value (0 with *ev set),
+ * T_NO_EVENT when nothing came in time, or the negative error of
+ * rpma_conn_get_event_fd() when the fd cannot be had.
+ */
+int t_conn_event(struct rpma_conn *conn, int ms, enum rpma_conn_event *ev);
+
+/*
+ * rpma_cq_get_wc(cq, n, wc, got) every millisecond for as long as it
+ * returns RPMA_E_NO_COMPLETION and ms have not passed; its last return
+ * value (RPMA_E_NO_COMPLETION when nothing came in time)
+ */
+int t_cq_wait_ms(struct rpma_cq *cq, int n, struct ibv_wc *wc, int *got, int ms);
+
 #endif /* RPMA_LIVE_H */
