@@ -11,7 +11,7 @@
  * - d_watchdog(): an alarm for the steps that have no timeout of their own
  *   (the deletes after a death): a step that hangs ends the test with
  *   status 1 and says where, and kills the children first.
- * - d_now_ms(), d_sleep_ms(), d_port(): time and ports.
+ * - d_now_ms(), t_sleep_ms(), d_port(): time and ports.
  * - d_fds(), d_heap(), d_rss_kib(): what a process holds (for churn).
  * The helpers of conn.h come along.
  */
@@ -40,22 +40,11 @@
 /* the bound every detection must meet */
 #define D_DETECT_MS 5000
 
+/* t_now_ms() (a name a test prints) */
 T_UNUSED static long long
 d_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-T_UNUSED static void
-d_sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	return t_now_ms();
 }
 
 /* the decimal port t_port() + n (a static string, one per n < 4) */
@@ -84,12 +73,7 @@ static pid_t d_pids[D_MAX_CHILDREN];
 T_UNUSED static int
 d_send(int fd, char b)
 {
-	ssize_t r;
-
-	do
-		r = write(fd, &b, 1);
-	while (r < 0 && errno == EINTR);
-	return r == 1 ? 0 : -1;
+	return t_chan_put(fd, &b, 1);
 }
 
 /*
@@ -99,19 +83,9 @@ d_send(int fd, char b)
 T_UNUSED static int
 d_recv(int fd, int timeout_ms)
 {
-	struct pollfd p = {.fd = fd, .events = POLLIN};
 	unsigned char b;
-	int r;
 
-	do
-		r = poll(&p, 1, timeout_ms);
-	while (r < 0 && errno == EINTR);
-	if (r != 1)
-		return -1;
-	do
-		r = (int)read(fd, &b, 1);
-	while (r < 0 && errno == EINTR);
-	return r == 1 ? b : -1;
+	return t_chan_get(fd, &b, 1, timeout_ms) == 0 ? b : -1;
 }
 
 /*
@@ -126,10 +100,8 @@ d_fork(struct d_child *c, int (*fn)(int in, int out, void *arg), void *arg)
 	int down[2], up[2];
 
 	(void) t_port(); /* fixed before the fork: both processes share it */
-	if (pipe(down) != 0 || pipe(up) != 0) {
-		perror("dying.h: pipe");
-		exit(2);
-	}
+	t_chan_open(down);
+	t_chan_open(up);
 	fflush(stdout);
 	fflush(stderr);
 	c->pid = fork();
@@ -179,7 +151,7 @@ d_reap(struct d_child *c, int timeout_ms)
 			waitpid(c->pid, &status, 0);
 			break;
 		}
-		d_sleep_ms(10);
+		t_sleep_ms(10);
 	}
 	for (int i = 0; i < D_MAX_CHILDREN; i++)
 		if (d_pids[i] == c->pid)
@@ -323,7 +295,7 @@ d_collect(struct rpma_cq *cq, struct ibv_wc *wc, int want, int max, int ms)
 			n += r;
 		if (r < 0 || n >= want || n >= max || d_now_ms() > end)
 			return n;
-		d_sleep_ms(5);
+		t_sleep_ms(5);
 	}
 }
 
