@@ -357,3 +357,73 @@ t_cq_wait_ms(struct rpma_cq *cq, int n, struct ibv_wc *wc, int *got, int ms)
 		t_sleep_ms(1);
 	return ret;
 }
+
+int
+t_listen(struct rpma_peer *peer, const char *port, struct rpma_ep **ep)
+{
+	int r = rpma_ep_listen(peer, t_ip(), port, ep);
+
+	if (r == 0)
+		t_server_ready();
+	return r;
+}
+
+int
+t_next_conn_req(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg, int ms,
+		struct rpma_conn_req **req)
+{
+	if (ms >= 0) {
+		int fd = -1;
+		int r = rpma_ep_get_fd(ep, &fd);
+
+		if (r != 0)
+			return r;
+		if (t_readable(fd, ms) != 1)
+			return T_NO_EVENT;
+	}
+	return rpma_ep_next_conn_req(ep, cfg, req);
+}
+
+int
+t_accept(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata, int ms, struct rpma_conn **conn)
+{
+	struct rpma_conn_req *req = NULL;
+	int r = t_next_conn_req(ep, cfg, ms, &req);
+
+	if (r != 0)
+		return r;
+	return rpma_conn_req_connect(&req, pdata, conn);
+}
+
+int
+t_request(struct rpma_peer *peer, const char *port, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata, struct rpma_conn **conn)
+{
+	struct rpma_conn_req *req = NULL;
+	int r = rpma_conn_req_new(peer, t_ip(), port, cfg, &req);
+
+	if (r != 0) {
+		fprintf(stderr, "t_request: rpma_conn_req_new: %d\n", r);
+		return r;
+	}
+	r = rpma_conn_req_connect(&req, pdata, conn);
+	if (r != 0)
+		fprintf(stderr, "t_request: rpma_conn_req_connect: %d\n", r);
+	return r;
+}
+
+int
+t_event_is(const char *who, struct rpma_conn *conn, enum rpma_conn_event want, int ms)
+{
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	int ret = t_conn_event(conn, ms, &ev);
+
+	if (ret != 0 || ev != want) {
+		fprintf(stderr, "%s: waited for %s, got ret %d event %s\n", who,
+				rpma_utils_conn_event_2str(want), ret,
+				rpma_utils_conn_event_2str(ev));
+		return 0;
+	}
+	return 1;
+}

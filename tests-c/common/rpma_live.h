@@ -122,4 +122,44 @@ int t_conn_event(struct rpma_conn *conn, int ms, enum rpma_conn_event *ev);
  */
 int t_cq_wait_ms(struct rpma_cq *cq, int n, struct ibv_wc *wc, int *got, int ms);
 
+/* ---- listening, accepting, connecting (on t_ip()) ---- */
+
+/*
+ * server: rpma_ep_listen() on t_ip():port and, when it succeeded,
+ * t_server_ready(); rpma_ep_listen()'s return value
+ */
+int t_listen(struct rpma_peer *peer, const char *port, struct rpma_ep **ep);
+
+/*
+ * server: the next connection request of ep, waiting at most ms for ep's
+ * fd to become readable first (ms < 0: rpma_ep_next_conn_req() blocks by
+ * itself, without a limit); rpma_ep_next_conn_req()'s return value,
+ * T_NO_EVENT when no request came in time, or rpma_ep_get_fd()'s error
+ */
+int t_next_conn_req(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg, int ms,
+		struct rpma_conn_req **req);
+
+/*
+ * server: t_next_conn_req() and rpma_conn_req_connect() with pdata (may be
+ * NULL), without waiting for ESTABLISHED; 0 with *conn set, or the first
+ * step's non-zero return value
+ */
+int t_accept(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata, int ms, struct rpma_conn **conn);
+
+/*
+ * client: rpma_conn_req_new() to t_ip():port and rpma_conn_req_connect()
+ * with pdata (may be NULL), without waiting for ESTABLISHED; 0 with *conn
+ * set, or the first step's non-zero return value (the step is named on
+ * stderr)
+ */
+int t_request(struct rpma_peer *peer, const char *port, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata, struct rpma_conn **conn);
+
+/*
+ * 1 when the next event of conn comes within ms and is want; 0 otherwise,
+ * with what came instead on stderr (prefixed by who)
+ */
+int t_event_is(const char *who, struct rpma_conn *conn, enum rpma_conn_event want, int ms);
+
 #endif /* RPMA_LIVE_H */
