@@ -128,16 +128,7 @@ c_next_event(struct rpma_conn *conn, int timeout_ms, enum rpma_conn_event *ev)
 static inline int
 c_event_is(struct rpma_conn *conn, enum rpma_conn_event want)
 {
-	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-	int ret = c_next_event(conn, C_WAIT_MS, &ev);
-
-	if (ret != 0 || ev != want) {
-		fprintf(stderr, "conn.h: waited for %s, got ret %d event %s\n",
-				rpma_utils_conn_event_2str(want), ret,
-				rpma_utils_conn_event_2str(ev));
-		return 0;
-	}
-	return 1;
+	return t_event_is("conn.h", conn, want, C_WAIT_MS);
 }
 
 /* 1 when the connection's event fd becomes readable within timeout_ms */
@@ -159,9 +150,8 @@ c_listen(struct rpma_peer *peer)
 {
 	struct rpma_ep *ep = NULL;
 
-	if (!S_CHECK(rpma_ep_listen(peer, t_ip(), t_port(), &ep) == 0))
+	if (!S_CHECK(t_listen(peer, t_port(), &ep) == 0))
 		return NULL;
-	t_server_ready();
 	return ep;
 }
 
@@ -174,12 +164,9 @@ static inline struct rpma_conn *
 c_take(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
 		const struct rpma_conn_private_data *pdata)
 {
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 
-	if (!S_CHECK(rpma_ep_next_conn_req(ep, cfg, &req) == 0))
-		return NULL;
-	if (!S_CHECK(rpma_conn_req_connect(&req, pdata, &conn) == 0))
+	if (!S_CHECK(t_accept(ep, cfg, pdata, -1, &conn) == 0))
 		return NULL;
 	return conn;
 }
@@ -205,17 +192,10 @@ static inline struct rpma_conn *
 c_request(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
 		const struct rpma_conn_private_data *pdata)
 {
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 
-	if (rpma_conn_req_new(peer, t_ip(), t_port(), cfg, &req) != 0) {
-		fprintf(stderr, "conn.h: rpma_conn_req_new failed\n");
+	if (t_request(peer, t_port(), cfg, pdata, &conn) != 0)
 		return NULL;
-	}
-	if (rpma_conn_req_connect(&req, pdata, &conn) != 0) {
-		fprintf(stderr, "conn.h: rpma_conn_req_connect failed\n");
-		return NULL;
-	}
 	return conn;
 }
 
