@@ -288,30 +288,15 @@ s_pair(struct rpma_peer *peer, struct rpma_ep *ep, const char *port,
 		const struct rpma_conn_cfg *ccfg, const struct rpma_conn_cfg *scfg,
 		struct rpma_conn **client, struct rpma_conn **server)
 {
-	struct rpma_conn_req *req = NULL;
-	struct pollfd p = {.fd = -1, .events = POLLIN};
 	int ret;
 
 	*client = NULL;
 	*server = NULL;
-	if ((ret = rpma_conn_req_new(peer, t_ip(), port, ccfg, &req)) != 0) {
-		fprintf(stderr, "srq.h: rpma_conn_req_new: %d\n", ret);
+	if (t_request(peer, port, ccfg, NULL, client) != 0)
 		return -1;
-	}
-	if ((ret = rpma_conn_req_connect(&req, NULL, client)) != 0) {
-		fprintf(stderr, "srq.h: rpma_conn_req_connect (client): %d\n", ret);
-		return -1;
-	}
-	if (rpma_ep_get_fd(ep, &p.fd) != 0 || poll(&p, 1, C_WAIT_MS) != 1) {
-		fprintf(stderr, "srq.h: no connection request came\n");
-		goto err;
-	}
-	if ((ret = rpma_ep_next_conn_req(ep, scfg, &req)) != 0) {
-		fprintf(stderr, "srq.h: rpma_ep_next_conn_req: %d\n", ret);
-		goto err;
-	}
-	if ((ret = rpma_conn_req_connect(&req, NULL, server)) != 0) {
-		fprintf(stderr, "srq.h: rpma_conn_req_connect (server): %d\n", ret);
+	if ((ret = t_accept(ep, scfg, NULL, C_WAIT_MS, server)) != 0) {
+		fprintf(stderr, "srq.h: the server's side: %s\n",
+				ret == T_NO_EVENT ? "no connection request came" : "failed");
 		goto err;
 	}
 	if (!c_event_is(*client, RPMA_CONN_ESTABLISHED) ||
