@@ -236,10 +236,7 @@ er_get(const char *tag)
 T_UNUSED static int
 er_listen(struct rpma_peer *peer, struct rpma_ep **ep)
 {
-	if (rpma_ep_listen(peer, t_ip(), er_port(), ep))
-		return -1;
-	t_server_ready();
-	return 0;
+	return t_listen(peer, er_port(), ep) ? -1 : 0;
 }
 
 /*
