@@ -195,24 +195,68 @@ write_byte(int fd)
 		give_up("cannot write to the other process");
 }
 
+pid_t
+t_fork(int (*fn)(void *arg), void *arg)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		give_up("fork failed");
+	if (pid == 0) {
+		dup2(2, 1);
+		_exit(fn(arg));
+	}
+	return pid;
+}
+
+int
+t_reap(pid_t pid, int ms)
+{
+	long long end = t_now_ms() + ms;
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (r < 0)
+			return -1;
+		if (t_now_ms() > end)
+			break;
+		t_sleep_ms(10);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+/* the server's fn and arg, for server_main() in the child */
+static int (*server_fn)(void *arg);
+static void *server_arg;
+
+static int
+server_main(void *unused)
+{
+	(void)unused;
+	in_child = 1;
+	close(to_parent[0]);
+	close(to_child[1]);
+	return server_fn(server_arg);
+}
+
 void
 t_server_start(int (*fn)(void *arg), void *arg)
 {
 	if (pipe(to_parent) || pipe(to_child))
 		give_up("pipe failed");
 	(void)t_port(); /* fixed before the fork: both processes share it */
-	fflush(stdout);
-	fflush(stderr);
-	server_pid = fork();
-	if (server_pid < 0)
-		give_up("fork failed");
-	if (server_pid == 0) {
-		in_child = 1;
-		close(to_parent[0]);
-		close(to_child[1]);
-		dup2(2, 1);
-		_exit(fn(arg));
-	}
+	server_fn = fn;
+	server_arg = arg;
+	server_pid = t_fork(server_main, NULL);
 	close(to_parent[1]);
 	close(to_child[0]);
 	if (read_byte(to_parent[0], 30000))
@@ -240,27 +284,12 @@ t_sync_wait(void)
 int
 t_server_join(void)
 {
-	int status, i;
+	int r = t_reap(server_pid, 60000);
 
-	for (i = 0; i < 600; i++) {
-		pid_t r = waitpid(server_pid, &status, WNOHANG);
-
-		if (r == server_pid) {
-			server_pid = -1;
-			if (WIFEXITED(status))
-				return WEXITSTATUS(status);
-			return 128 + WTERMSIG(status);
-		}
-		if (r < 0)
-			return -1;
-		struct timespec ts = {0, 100 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-	kill(server_pid, SIGKILL);
-	waitpid(server_pid, &status, 0);
 	server_pid = -1;
-	fprintf(stderr, "the server did not end within 60 s\n");
-	return -1;
+	if (r < 0)
+		fprintf(stderr, "the server did not end within 60 s\n");
+	return r;
 }
 
 long long

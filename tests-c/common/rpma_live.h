@@ -52,6 +52,18 @@ int t_persistent_memory(void);
 int t_kernel(void);
 
 /*
+ * A child process. t_fork() flushes stdout and stderr, forks, and runs
+ * fn(arg) in the child with its stdout sent to stderr (only the parent
+ * prints observations); fn's return value is the child's exit status. It
+ * returns the child's pid, or exits 2 when it cannot fork. t_reap() waits
+ * up to ms for the child to end: its exit status, 128 + the number of the
+ * signal that killed it, or -1 when waitpid() fails or the child did not
+ * end in time (it is then killed with SIGKILL and collected).
+ */
+pid_t t_fork(int (*fn)(void *arg), void *arg);
+int t_reap(pid_t pid, int ms);
+
+/*
  * A server in a forked child. t_server_start() flushes stdout, forks, and
  * runs fn(arg) in the child with its stdout sent to stderr (only the parent
  * prints observations, so the output of a run stays deterministic). fn calls
