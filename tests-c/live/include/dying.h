@@ -4,7 +4,7 @@
  * (scenario_peer_killed.c, scenario_disconnect_recvs_posted.c,
  * scenario_shutdown_pending.c, scenario_churn.c); static functions only.
  *
- * - d_fork(): a child of the test's own, with a pipe each way, forked
+ * - d_fork(): a child of the test's own (t_fork()), with a pipe each way, forked
  *   before the parent touches the RDMA stack (a child that is to be killed
  *   must own every RDMA file it uses, so that its death closes them), its
  *   stdout sent to stderr; d_reap() collects it with a deadline.
@@ -94,28 +94,34 @@ d_recv(int fd, int timeout_ms)
  * child -> parent. The child's stdout goes to stderr (only the parent
  * prints observations). Setup failures end the test with status 2.
  */
+/* what the child of d_fork() runs, set just before t_fork() */
+static struct {
+	int (*fn)(int in, int out, void *arg);
+	void *arg;
+	int down[2], up[2];
+} d_next;
+
+static int
+d_child_main(void *unused)
+{
+	(void) unused;
+	close(d_next.down[1]);
+	close(d_next.up[0]);
+	memset(d_pids, 0, sizeof(d_pids)); /* not the parent's */
+	return d_next.fn(d_next.down[0], d_next.up[1], d_next.arg);
+}
+
 T_UNUSED static void
 d_fork(struct d_child *c, int (*fn)(int in, int out, void *arg), void *arg)
 {
-	int down[2], up[2];
+	int *down = d_next.down, *up = d_next.up;
 
 	(void) t_port(); /* fixed before the fork: both processes share it */
 	t_chan_open(down);
 	t_chan_open(up);
-	fflush(stdout);
-	fflush(stderr);
-	c->pid = fork();
-	if (c->pid < 0) {
-		perror("dying.h: fork");
-		exit(2);
-	}
-	if (c->pid == 0) {
-		close(down[1]);
-		close(up[0]);
-		dup2(2, 1);
-		memset(d_pids, 0, sizeof(d_pids)); /* not the parent's */
-		_exit(fn(down[0], up[1], arg));
-	}
+	d_next.fn = fn;
+	d_next.arg = arg;
+	c->pid = t_fork(d_child_main, NULL);
 	close(down[0]);
 	close(up[1]);
 	c->to_child = down[1];
@@ -135,24 +141,10 @@ d_fork(struct d_child *c, int (*fn)(int in, int out, void *arg), void *arg)
 T_UNUSED static int
 d_reap(struct d_child *c, int timeout_ms)
 {
-	long long end = d_now_ms() + timeout_ms;
-	int status = 0, ret = -1;
+	int ret = t_reap(c->pid, timeout_ms);
 
-	for (;;) {
-		pid_t r = waitpid(c->pid, &status, WNOHANG);
-
-		if (r == c->pid) {
-			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-			break;
-		}
-		if (r < 0 || d_now_ms() > end) {
-			fprintf(stderr, "dying.h: child %d did not end in time\n", (int)c->pid);
-			kill(c->pid, SIGKILL);
-			waitpid(c->pid, &status, 0);
-			break;
-		}
-		t_sleep_ms(10);
-	}
+	if (ret < 0)
+		fprintf(stderr, "dying.h: child %d did not end in time\n", (int)c->pid);
 	for (int i = 0; i < D_MAX_CHILDREN; i++)
 		if (d_pids[i] == c->pid)
 			d_pids[i] = 0;
