@@ -6,6 +6,20 @@
  * Infrastructure failures (no RPMA_TESTING_IP, no device, a server that
  * never comes up) end the test with exit status 2, never with a passed or a
  * failed check: they say nothing about the library.
+ *
+ * This is the one harness of the live tests; the headers of live/include/
+ * build their groups' conventions on it. What it holds, in order:
+ * - the device: t_ip(), t_port(), t_peer() and what the device offers;
+ * - the process pair: t_fork()/t_reap() for any child, t_server_start()/
+ *   t_server_ready()/t_server_join() for the usual server, t_sync_*() for a
+ *   one-byte rendezvous;
+ * - time: t_now_ms(), t_sleep_ms();
+ * - the command channel: t_chan_open()/t_chan_put()/t_chan_get(), records
+ *   over a pipe, and t_readable();
+ * - connections: t_listen(), t_next_conn_req(), t_accept(), t_request();
+ * - waiting with deadlines: t_conn_event(), t_event_is(), t_cq_wait_ms().
+ * Which library served the process is checked by t_begin() of rpma_test.h
+ * (RPMA_TEST_EXPECT_LIB), before any of this runs.
  */
 #ifndef RPMA_LIVE_H
 #define RPMA_LIVE_H
