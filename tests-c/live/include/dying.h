@@ -11,7 +11,7 @@
  * - d_watchdog(): an alarm for the steps that have no timeout of their own
  *   (the deletes after a death): a step that hangs ends the test with
  *   status 1 and says where, and kills the children first.
- * - d_now_ms(), t_sleep_ms(), d_port(): time and ports.
+ * - d_now_ms(), d_port(): time and ports (t_sleep_ms() sleeps).
  * - d_fds(), d_heap(), d_rss_kib(): what a process holds (for churn).
  * The helpers of conn.h come along.
  */
