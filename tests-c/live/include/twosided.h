@@ -428,13 +428,10 @@ tw_cmd_(int op, const long long *a)
 static T_UNUSED void
 tw_start(void)
 {
-	(void) t_port();
-	c_report_open();
 	t_chan_open(tw_cmdp);
-	t_server_start(tw_server, NULL);
-	close(tw_cmdp[0]);
 	memset(&tw, 0, sizeof(tw));
-	tw.peer = t_peer();
+	tw.peer = c_start(tw_server);
+	close(tw_cmdp[0]);
 	if (posix_memalign(&tw.buf, 4096, TW_BUF_SIZE) != 0) {
 		fprintf(stderr, "twosided.h: no memory\n");
 		exit(2);
