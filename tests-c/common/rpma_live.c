@@ -195,24 +195,68 @@ write_byte(int fd)
 		give_up("cannot write to the other process");
 }
 
+pid_t
+t_fork(int (*fn)(void *arg), void *arg)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		give_up("fork failed");
+	if (pid == 0) {
+		dup2(2, 1);
+		_exit(fn(arg));
+	}
+	return pid;
+}
+
+int
+t_reap(pid_t pid, int ms)
+{
+	long long end = t_now_ms() + ms;
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (r < 0)
+			return -1;
+		if (t_now_ms() > end)
+			break;
+		t_sleep_ms(10);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+/* the server's fn and arg, for server_main() in the child */
+static int (*server_fn)(void *arg);
+static void *server_arg;
+
+static int
+server_main(void *unused)
+{
+	(void)unused;
+	in_child = 1;
+	close(to_parent[0]);
+	close(to_child[1]);
+	return server_fn(server_arg);
+}
+
 void
 t_server_start(int (*fn)(void *arg), void *arg)
 {
 	if (pipe(to_parent) || pipe(to_child))
 		give_up("pipe failed");
 	(void)t_port(); /* fixed before the fork: both processes share it */
-	fflush(stdout);
-	fflush(stderr);
-	server_pid = fork();
-	if (server_pid < 0)
-		give_up("fork failed");
-	if (server_pid == 0) {
-		in_child = 1;
-		close(to_parent[0]);
-		close(to_child[1]);
-		dup2(2, 1);
-		_exit(fn(arg));
-	}
+	server_fn = fn;
+	server_arg = arg;
+	server_pid = t_fork(server_main, NULL);
 	close(to_parent[1]);
 	close(to_child[0]);
 	if (read_byte(to_parent[0], 30000))
@@ -240,25 +284,175 @@ t_sync_wait(void)
 int
 t_server_join(void)
 {
-	int status, i;
+	int r = t_reap(server_pid, 60000);
 
-	for (i = 0; i < 600; i++) {
-		pid_t r = waitpid(server_pid, &status, WNOHANG);
-
-		if (r == server_pid) {
-			server_pid = -1;
-			if (WIFEXITED(status))
-				return WEXITSTATUS(status);
-			return 128 + WTERMSIG(status);
-		}
-		if (r < 0)
-			return -1;
-		struct timespec ts = {0, 100 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-	kill(server_pid, SIGKILL);
-	waitpid(server_pid, &status, 0);
 	server_pid = -1;
-	fprintf(stderr, "the server did not end within 60 s\n");
-	return -1;
+	if (r < 0)
+		fprintf(stderr, "the server did not end within 60 s\n");
+	return r;
+}
+
+long long
+t_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+t_sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+int
+t_readable(int fd, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int r;
+
+	do
+		r = poll(&p, 1, ms);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	return r > 0 && (p.revents & POLLIN) ? 1 : 0;
+}
+
+void
+t_chan_open(int ch[2])
+{
+	if (pipe(ch) != 0)
+		give_up("pipe failed");
+}
+
+int
+t_chan_put(int fd, const void *p, size_t n)
+{
+	ssize_t r;
+
+	do
+		r = write(fd, p, n);
+	while (r < 0 && errno == EINTR);
+	return r == (ssize_t)n ? 0 : -1;
+}
+
+int
+t_chan_get(int fd, void *p, size_t n, int ms)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r;
+
+		if (t_readable(fd, ms) != 1)
+			return -1;
+		r = read(fd, (char *)p + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+int
+t_conn_event(struct rpma_conn *conn, int ms, enum rpma_conn_event *ev)
+{
+	int fd = -1;
+	int r = rpma_conn_get_event_fd(conn, &fd);
+
+	if (r != 0)
+		return r;
+	if (t_readable(fd, ms) != 1)
+		return T_NO_EVENT;
+	return rpma_conn_next_event(conn, ev);
+}
+
+int
+t_cq_wait_ms(struct rpma_cq *cq, int n, struct ibv_wc *wc, int *got, int ms)
+{
+	long long end = t_now_ms() + ms;
+	int ret;
+
+	while ((ret = rpma_cq_get_wc(cq, n, wc, got)) == RPMA_E_NO_COMPLETION &&
+			t_now_ms() < end)
+		t_sleep_ms(1);
+	return ret;
+}
+
+int
+t_listen(struct rpma_peer *peer, const char *port, struct rpma_ep **ep)
+{
+	int r = rpma_ep_listen(peer, t_ip(), port, ep);
+
+	if (r == 0)
+		t_server_ready();
+	return r;
+}
+
+int
+t_next_conn_req(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg, int ms,
+		struct rpma_conn_req **req)
+{
+	if (ms >= 0) {
+		int fd = -1;
+		int r = rpma_ep_get_fd(ep, &fd);
+
+		if (r != 0)
+			return r;
+		if (t_readable(fd, ms) != 1)
+			return T_NO_EVENT;
+	}
+	return rpma_ep_next_conn_req(ep, cfg, req);
+}
+
+int
+t_accept(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata, int ms, struct rpma_conn **conn)
+{
+	struct rpma_conn_req *req = NULL;
+	int r = t_next_conn_req(ep, cfg, ms, &req);
+
+	if (r != 0)
+		return r;
+	return rpma_conn_req_connect(&req, pdata, conn);
+}
+
+int
+t_request(struct rpma_peer *peer, const char *port, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata, struct rpma_conn **conn)
+{
+	struct rpma_conn_req *req = NULL;
+	int r = rpma_conn_req_new(peer, t_ip(), port, cfg, &req);
+
+	if (r != 0) {
+		fprintf(stderr, "t_request: rpma_conn_req_new: %d\n", r);
+		return r;
+	}
+	r = rpma_conn_req_connect(&req, pdata, conn);
+	if (r != 0)
+		fprintf(stderr, "t_request: rpma_conn_req_connect: %d\n", r);
+	return r;
+}
+
+int
+t_event_is(const char *who, struct rpma_conn *conn, enum rpma_conn_event want, int ms)
+{
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	int ret = t_conn_event(conn, ms, &ev);
+
+	if (ret != 0 || ev != want) {
+		fprintf(stderr, "%s: waited for %s, got ret %d event %s\n", who,
+				rpma_utils_conn_event_2str(want), ret,
+				rpma_utils_conn_event_2str(ev));
+		return 0;
+	}
+	return 1;
 }

@@ -62,7 +62,7 @@ server(void *arg)
 		t_sync_send(); /* the client deletes its connection now */
 		if (t_sync_wait())
 			return 12;
-		er_sleep_ms(1000);
+		t_sleep_ms(1000);
 		er_put("connect", rpma_conn_req_connect(&req, NULL, &conn));
 		break;
 	case ACCEPT:

@@ -201,7 +201,7 @@ main(void)
 	/* a blocking call waits for the client (forked server) */
 	t_note("blocking call, the client comes later");
 	er_server_start(server_blocking, NULL);
-	er_sleep_ms(300);
+	t_sleep_ms(300);
 	ca = client_connect(peer, er_port(), 'F');
 	EXPECT_INT(SRV("next_conn_req (blocking)"), 0);
 	EXPECT_INT(SRV("req written"), 1);

@@ -64,16 +64,13 @@ static int c_rep[2] = {-1, -1};
 static inline void
 c_report_open(void)
 {
-	if (pipe(c_rep) != 0) {
-		perror("conn.h: pipe");
-		exit(2);
-	}
+	t_chan_open(c_rep);
 }
 
 static inline void
 c_put(long long v)
 {
-	if (write(c_rep[1], &v, sizeof(v)) != (ssize_t)sizeof(v))
+	if (t_chan_put(c_rep[1], &v, sizeof(v)) != 0)
 		c_fail(__FILE__, __LINE__, "write to the report pipe");
 }
 
@@ -86,11 +83,9 @@ static inline long long
 c_get(void)
 {
 	static int silent;
-	struct pollfd p = {.fd = c_rep[0], .events = POLLIN};
 	long long v;
 
-	if (silent || poll(&p, 1, 3 * C_WAIT_MS) != 1 ||
-			read(c_rep[0], &v, sizeof(v)) != (ssize_t)sizeof(v)) {
+	if (silent || t_chan_get(c_rep[0], &v, sizeof(v), 3 * C_WAIT_MS) != 0) {
 		if (!silent)
 			fprintf(stderr, "conn.h: the server reported nothing\n");
 		silent = 1;
@@ -114,47 +109,37 @@ c_get(void)
 #define C_TIMEOUT 1
 
 /*
- * Waits up to timeout_ms for the connection's event fd to become readable,
- * then calls rpma_conn_next_event(). Returns its return value, C_TIMEOUT
- * when nothing came, or -1 when the event fd cannot be had.
+ * t_conn_event() with this header's codes: rpma_conn_next_event()'s return
+ * value, C_TIMEOUT when nothing came within timeout_ms, or -1 when the
+ * event fd cannot be had.
  */
 static inline int
 c_next_event(struct rpma_conn *conn, int timeout_ms, enum rpma_conn_event *ev)
 {
-	struct pollfd p = {.fd = -1, .events = POLLIN};
+	int fd = -1, r;
 
-	if (rpma_conn_get_event_fd(conn, &p.fd) != 0)
+	if (rpma_conn_get_event_fd(conn, &fd) != 0)
 		return -1;
-	if (poll(&p, 1, timeout_ms) != 1)
-		return C_TIMEOUT;
-	return rpma_conn_next_event(conn, ev);
+	r = t_conn_event(conn, timeout_ms, ev);
+	return r == T_NO_EVENT ? C_TIMEOUT : r;
 }
 
 /* 1 when the next event (within C_WAIT_MS) is want */
 static inline int
 c_event_is(struct rpma_conn *conn, enum rpma_conn_event want)
 {
-	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-	int ret = c_next_event(conn, C_WAIT_MS, &ev);
-
-	if (ret != 0 || ev != want) {
-		fprintf(stderr, "conn.h: waited for %s, got ret %d event %s\n",
-				rpma_utils_conn_event_2str(want), ret,
-				rpma_utils_conn_event_2str(ev));
-		return 0;
-	}
-	return 1;
+	return t_event_is("conn.h", conn, want, C_WAIT_MS);
 }
 
 /* 1 when the connection's event fd becomes readable within timeout_ms */
 static inline int
 c_event_pending(struct rpma_conn *conn, int timeout_ms)
 {
-	struct pollfd p = {.fd = -1, .events = POLLIN};
+	int fd = -1;
 
-	if (rpma_conn_get_event_fd(conn, &p.fd) != 0)
+	if (rpma_conn_get_event_fd(conn, &fd) != 0)
 		return 0;
-	return poll(&p, 1, timeout_ms) == 1;
+	return t_readable(fd, timeout_ms) == 1;
 }
 
 /* ---- setting connections up and down ---- */
@@ -165,9 +150,8 @@ c_listen(struct rpma_peer *peer)
 {
 	struct rpma_ep *ep = NULL;
 
-	if (!S_CHECK(rpma_ep_listen(peer, t_ip(), t_port(), &ep) == 0))
+	if (!S_CHECK(t_listen(peer, t_port(), &ep) == 0))
 		return NULL;
-	t_server_ready();
 	return ep;
 }
 
@@ -180,12 +164,9 @@ static inline struct rpma_conn *
 c_take(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
 		const struct rpma_conn_private_data *pdata)
 {
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 
-	if (!S_CHECK(rpma_ep_next_conn_req(ep, cfg, &req) == 0))
-		return NULL;
-	if (!S_CHECK(rpma_conn_req_connect(&req, pdata, &conn) == 0))
+	if (!S_CHECK(t_accept(ep, cfg, pdata, -1, &conn) == 0))
 		return NULL;
 	return conn;
 }
@@ -211,17 +192,10 @@ static inline struct rpma_conn *
 c_request(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
 		const struct rpma_conn_private_data *pdata)
 {
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 
-	if (rpma_conn_req_new(peer, t_ip(), t_port(), cfg, &req) != 0) {
-		fprintf(stderr, "conn.h: rpma_conn_req_new failed\n");
+	if (t_request(peer, t_port(), cfg, pdata, &conn) != 0)
 		return NULL;
-	}
-	if (rpma_conn_req_connect(&req, pdata, &conn) != 0) {
-		fprintf(stderr, "conn.h: rpma_conn_req_connect failed\n");
-		return NULL;
-	}
 	return conn;
 }
 

@@ -101,24 +101,6 @@ cq_holds(const void *p, size_t start, size_t len, int seed)
 	return 1;
 }
 
-static inline long long
-cq_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-static inline void
-cq_sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 /*
  * CQ_BOUNDED(call): the value of a call that may block (rpma_cq_wait(3),
  * rpma_conn_wait(3) on a blocking descriptor); one that has not returned
@@ -153,29 +135,18 @@ cq_poisoned(const struct ibv_wc *wc, int n)
 	return 1;
 }
 
-/*
- * rpma_cq_get_wc(cq, n, wc, got) every millisecond for as long as it
- * returns RPMA_E_NO_COMPLETION, at most C_WAIT_MS; its last return value
- */
+/* t_cq_wait_ms() for at most C_WAIT_MS (a name the tests print) */
 static inline int
 cq_get_wc_within(struct rpma_cq *cq, int n, struct ibv_wc *wc, int *got)
 {
-	long long end = cq_now_ms() + C_WAIT_MS;
-	int ret;
-
-	while ((ret = rpma_cq_get_wc(cq, n, wc, got)) == RPMA_E_NO_COMPLETION &&
-			cq_now_ms() < end)
-		cq_sleep_ms(1);
-	return ret;
+	return t_cq_wait_ms(cq, n, wc, got, C_WAIT_MS);
 }
 
-/* 1 when fd is readable within timeout_ms (0: right now) */
+/* 1 when fd is readable within timeout_ms (0: right now); a name the tests print */
 static inline int
 cq_readable(int fd, int timeout_ms)
 {
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-
-	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+	return t_readable(fd, timeout_ms) == 1;
 }
 
 /* switches fd to non-blocking mode; 0 on success */
@@ -205,12 +176,12 @@ cq_blocking(int fd)
 static inline int
 cq_data_arrived(const void *p, size_t start, size_t len, int seed)
 {
-	long long end = cq_now_ms() + C_WAIT_MS;
+	long long end = t_now_ms() + C_WAIT_MS;
 	int ok;
 
-	while (!(ok = cq_holds(p, start, len, seed)) && cq_now_ms() < end)
-		cq_sleep_ms(1);
-	cq_sleep_ms(100);
+	while (!(ok = cq_holds(p, start, len, seed)) && t_now_ms() < end)
+		t_sleep_ms(1);
+	t_sleep_ms(100);
 	return ok;
 }
 
@@ -313,10 +284,9 @@ cq_srv_completion(struct rpma_cq *cq, enum ibv_wc_opcode op, struct ibv_wc *wc)
 static inline int
 cq_cmd_next(void)
 {
-	struct pollfd p = {.fd = cq_cmd_fd[0], .events = POLLIN};
 	unsigned char c;
 
-	if (poll(&p, 1, 12 * C_WAIT_MS) != 1 || read(cq_cmd_fd[0], &c, 1) != 1)
+	if (t_chan_get(cq_cmd_fd[0], &c, 1, 12 * C_WAIT_MS) != 0)
 		return -1;
 	return c;
 }
@@ -390,7 +360,7 @@ cq_cmd(enum cq_command cmd)
 {
 	unsigned char c = (unsigned char)cmd;
 
-	if (write(cq_cmd_fd[1], &c, 1) != 1)
+	if (t_chan_put(cq_cmd_fd[1], &c, 1) != 0)
 		fprintf(stderr, "cq.h: cannot send command %d to the server\n", cmd);
 }
 
@@ -403,10 +373,7 @@ cq_start(void)
 {
 	struct rpma_peer *peer;
 
-	if (pipe(cq_cmd_fd) != 0) {
-		perror("cq.h: pipe");
-		exit(2);
-	}
+	t_chan_open(cq_cmd_fd);
 	peer = c_start_serving(cq_serve);
 	close(cq_cmd_fd[0]);
 	return peer;

@@ -4,14 +4,14 @@
  * (scenario_peer_killed.c, scenario_disconnect_recvs_posted.c,
  * scenario_shutdown_pending.c, scenario_churn.c); static functions only.
  *
- * - d_fork(): a child of the test's own, with a pipe each way, forked
+ * - d_fork(): a child of the test's own (t_fork()), with a pipe each way, forked
  *   before the parent touches the RDMA stack (a child that is to be killed
  *   must own every RDMA file it uses, so that its death closes them), its
  *   stdout sent to stderr; d_reap() collects it with a deadline.
  * - d_watchdog(): an alarm for the steps that have no timeout of their own
  *   (the deletes after a death): a step that hangs ends the test with
  *   status 1 and says where, and kills the children first.
- * - d_now_ms(), d_sleep_ms(), d_port(): time and ports.
+ * - d_now_ms(), d_port(): time and ports (t_sleep_ms() sleeps).
  * - d_fds(), d_heap(), d_rss_kib(): what a process holds (for churn).
  * The helpers of conn.h come along.
  */
@@ -40,22 +40,11 @@
 /* the bound every detection must meet */
 #define D_DETECT_MS 5000
 
+/* t_now_ms() (a name a test prints) */
 T_UNUSED static long long
 d_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-T_UNUSED static void
-d_sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	return t_now_ms();
 }
 
 /* the decimal port t_port() + n (a static string, one per n < 4) */
@@ -84,12 +73,7 @@ static pid_t d_pids[D_MAX_CHILDREN];
 T_UNUSED static int
 d_send(int fd, char b)
 {
-	ssize_t r;
-
-	do
-		r = write(fd, &b, 1);
-	while (r < 0 && errno == EINTR);
-	return r == 1 ? 0 : -1;
+	return t_chan_put(fd, &b, 1);
 }
 
 /*
@@ -99,19 +83,9 @@ d_send(int fd, char b)
 T_UNUSED static int
 d_recv(int fd, int timeout_ms)
 {
-	struct pollfd p = {.fd = fd, .events = POLLIN};
 	unsigned char b;
-	int r;
 
-	do
-		r = poll(&p, 1, timeout_ms);
-	while (r < 0 && errno == EINTR);
-	if (r != 1)
-		return -1;
-	do
-		r = (int)read(fd, &b, 1);
-	while (r < 0 && errno == EINTR);
-	return r == 1 ? b : -1;
+	return t_chan_get(fd, &b, 1, timeout_ms) == 0 ? b : -1;
 }
 
 /*
@@ -120,30 +94,34 @@ d_recv(int fd, int timeout_ms)
  * child -> parent. The child's stdout goes to stderr (only the parent
  * prints observations). Setup failures end the test with status 2.
  */
+/* what the child of d_fork() runs, set just before t_fork() */
+static struct {
+	int (*fn)(int in, int out, void *arg);
+	void *arg;
+	int down[2], up[2];
+} d_next;
+
+static int
+d_child_main(void *unused)
+{
+	(void) unused;
+	close(d_next.down[1]);
+	close(d_next.up[0]);
+	memset(d_pids, 0, sizeof(d_pids)); /* not the parent's */
+	return d_next.fn(d_next.down[0], d_next.up[1], d_next.arg);
+}
+
 T_UNUSED static void
 d_fork(struct d_child *c, int (*fn)(int in, int out, void *arg), void *arg)
 {
-	int down[2], up[2];
+	int *down = d_next.down, *up = d_next.up;
 
 	(void) t_port(); /* fixed before the fork: both processes share it */
-	if (pipe(down) != 0 || pipe(up) != 0) {
-		perror("dying.h: pipe");
-		exit(2);
-	}
-	fflush(stdout);
-	fflush(stderr);
-	c->pid = fork();
-	if (c->pid < 0) {
-		perror("dying.h: fork");
-		exit(2);
-	}
-	if (c->pid == 0) {
-		close(down[1]);
-		close(up[0]);
-		dup2(2, 1);
-		memset(d_pids, 0, sizeof(d_pids)); /* not the parent's */
-		_exit(fn(down[0], up[1], arg));
-	}
+	t_chan_open(down);
+	t_chan_open(up);
+	d_next.fn = fn;
+	d_next.arg = arg;
+	c->pid = t_fork(d_child_main, NULL);
 	close(down[0]);
 	close(up[1]);
 	c->to_child = down[1];
@@ -163,24 +141,10 @@ d_fork(struct d_child *c, int (*fn)(int in, int out, void *arg), void *arg)
 T_UNUSED static int
 d_reap(struct d_child *c, int timeout_ms)
 {
-	long long end = d_now_ms() + timeout_ms;
-	int status = 0, ret = -1;
+	int ret = t_reap(c->pid, timeout_ms);
 
-	for (;;) {
-		pid_t r = waitpid(c->pid, &status, WNOHANG);
-
-		if (r == c->pid) {
-			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-			break;
-		}
-		if (r < 0 || d_now_ms() > end) {
-			fprintf(stderr, "dying.h: child %d did not end in time\n", (int)c->pid);
-			kill(c->pid, SIGKILL);
-			waitpid(c->pid, &status, 0);
-			break;
-		}
-		d_sleep_ms(10);
-	}
+	if (ret < 0)
+		fprintf(stderr, "dying.h: child %d did not end in time\n", (int)c->pid);
 	for (int i = 0; i < D_MAX_CHILDREN; i++)
 		if (d_pids[i] == c->pid)
 			d_pids[i] = 0;
@@ -323,7 +287,7 @@ d_collect(struct rpma_cq *cq, struct ibv_wc *wc, int want, int max, int ms)
 			n += r;
 		if (r < 0 || n >= want || n >= max || d_now_ms() > end)
 			return n;
-		d_sleep_ms(5);
+		t_sleep_ms(5);
 	}
 }
 

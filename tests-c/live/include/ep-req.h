@@ -45,28 +45,14 @@ static char er_sentinel_obj[4] T_UNUSED;
 #define ER_SENTINEL_CONN ((struct rpma_conn *)&er_sentinel_obj[2])
 #define ER_SENTINEL_PTR ((void *)&er_sentinel_obj[3])
 
-T_UNUSED static void
-er_sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-/* 1 when fd becomes readable within ms, 0 when not, -1 on a poll error */
+/*
+ * t_readable(): 1 when fd becomes readable within ms, 0 when not, -1 on a
+ * poll error (a name the tests print)
+ */
 T_UNUSED static int
 er_readable(int fd, int ms)
 {
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	int r;
-
-	do
-		r = poll(&p, 1, ms);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return -1;
-	return r > 0 && (p.revents & POLLIN) ? 1 : 0;
+	return t_readable(fd, ms);
 }
 
 /* whether the endpoint's event channel becomes readable within ms */
@@ -85,19 +71,13 @@ er_ep_readable(const struct rpma_ep *ep, int ms)
  * (RPMA_CONN_*), the negative error code of rpma_conn_next_event(), or
  * ER_NO_EVENT when nothing arrived in time.
  */
-#define ER_NO_EVENT 1000
+#define ER_NO_EVENT T_NO_EVENT
 T_UNUSED static int
 er_next_event(struct rpma_conn *conn, int ms)
 {
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-	int fd = -1, r;
+	int r = t_conn_event(conn, ms, &ev);
 
-	r = rpma_conn_get_event_fd(conn, &fd);
-	if (r)
-		return r;
-	if (er_readable(fd, ms) != 1)
-		return ER_NO_EVENT;
-	r = rpma_conn_next_event(conn, &ev);
 	return r ? r : (int)ev;
 }
 
@@ -200,10 +180,7 @@ er_server_start(int (*fn)(void *arg), void *arg)
 {
 	er_servers++;
 	snprintf(er_port_str, sizeof(er_port_str), "%d", atoi(t_port()) + er_servers);
-	if (pipe(er_pipe) != 0) {
-		perror("ep-req: pipe");
-		exit(2);
-	}
+	t_chan_open(er_pipe);
 	er_fn = fn;
 	t_server_start(er_trampoline, arg);
 	close(er_pipe[1]);
@@ -224,33 +201,23 @@ er_put(const char *tag, long long value)
 	memset(&rec, 0, sizeof(rec));
 	snprintf(rec.tag, sizeof(rec.tag), "%s", tag);
 	rec.value = value;
-	if (write(er_pipe[1], &rec, sizeof(rec)) != (ssize_t)sizeof(rec))
+	if (t_chan_put(er_pipe[1], &rec, sizeof(rec)) != 0)
 		_exit(3);
 }
 
 /*
  * In the parent: the next value the server sent, which must carry tag;
- * LLONG_MIN (no check expects it) when it does not or nothing came in 30 s.
+ * LLONG_MIN (no check expects it) when it does not, or when nothing came
+ * in 30 s or the server ended first.
  */
 T_UNUSED static long long
 er_get(const char *tag)
 {
 	struct er_rec rec;
-	size_t got = 0;
 
-	while (got < sizeof(rec)) {
-		if (er_readable(er_pipe[0], 30000) != 1) {
-			fprintf(stderr, "ep-req: the server sent nothing for \"%s\"\n", tag);
-			return LLONG_MIN;
-		}
-		ssize_t r = read(er_pipe[0], (char *)&rec + got, sizeof(rec) - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			fprintf(stderr, "ep-req: the server ended before sending \"%s\"\n", tag);
-			return LLONG_MIN;
-		}
-		got += (size_t)r;
+	if (t_chan_get(er_pipe[0], &rec, sizeof(rec), 30000) != 0) {
+		fprintf(stderr, "ep-req: the server sent nothing for \"%s\"\n", tag);
+		return LLONG_MIN;
 	}
 	rec.tag[sizeof(rec.tag) - 1] = '\0';
 	if (strcmp(rec.tag, tag) != 0) {
@@ -269,10 +236,7 @@ er_get(const char *tag)
 T_UNUSED static int
 er_listen(struct rpma_peer *peer, struct rpma_ep **ep)
 {
-	if (rpma_ep_listen(peer, t_ip(), er_port(), ep))
-		return -1;
-	t_server_ready();
-	return 0;
+	return t_listen(peer, er_port(), ep) ? -1 : 0;
 }
 
 /*

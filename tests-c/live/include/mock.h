@@ -119,23 +119,6 @@ m_close(struct m_client *c)
 	return ok;
 }
 
-static T_UNUSED long long
-m_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-static T_UNUSED void
-m_sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}
-
 /*
  * the next completion of cq into *wc, polled for up to C_WAIT_MS;
  * rpma_cq_get_wc()'s last result (RPMA_E_NO_COMPLETION when none came)
@@ -143,20 +126,14 @@ m_sleep_ms(int ms)
 static T_UNUSED int
 m_wait_wc(struct rpma_cq *cq, struct ibv_wc *wc)
 {
-	long long end = m_now_ms() + C_WAIT_MS;
-	int ret;
-
-	while ((ret = rpma_cq_get_wc(cq, 1, wc, NULL)) == RPMA_E_NO_COMPLETION &&
-			m_now_ms() < end)
-		m_sleep_ms(1);
-	return ret;
+	return t_cq_wait_ms(cq, 1, wc, NULL, C_WAIT_MS);
 }
 
 /* 1 when cq stays without a completion for ms milliseconds */
 static T_UNUSED int
 m_quiet(struct rpma_cq *cq, int ms)
 {
-	long long end = m_now_ms() + ms;
+	long long end = t_now_ms() + ms;
 	struct ibv_wc wc;
 	int ret;
 
@@ -167,8 +144,8 @@ m_quiet(struct rpma_cq *cq, int ms)
 					ret, (unsigned long long)wc.wr_id);
 			return 0;
 		}
-		m_sleep_ms(5);
-	} while (m_now_ms() < end);
+		t_sleep_ms(5);
+	} while (t_now_ms() < end);
 	return 1;
 }
 

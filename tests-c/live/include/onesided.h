@@ -289,15 +289,6 @@ os_cfg(uint32_t sq, uint32_t cq)
 
 /* ---- completions ---- */
 
-static T_UNUSED long
-os_ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 /*
  * the next completion of conn's main CQ into *wc, polling for up to
  * timeout_ms: rpma_cq_get_wc()'s result (RPMA_E_NO_COMPLETION when none
@@ -307,19 +298,11 @@ static T_UNUSED int
 os_wait_wc_ms(struct rpma_conn *conn, struct ibv_wc *wc, long timeout_ms)
 {
 	struct rpma_cq *cq = NULL;
-	struct timespec t0, nap = {0, 1000000};
-	int ret;
 
 	memset(wc, 0, sizeof(*wc));
 	if (conn == NULL || rpma_conn_get_cq(conn, &cq) != 0 || cq == NULL)
 		return -1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		ret = rpma_cq_get_wc(cq, 1, wc, NULL);
-		if (ret != RPMA_E_NO_COMPLETION || os_ms_since(&t0) > timeout_ms)
-			return ret;
-		nanosleep(&nap, NULL);
-	}
+	return t_cq_wait_ms(cq, 1, wc, NULL, (int)timeout_ms);
 }
 
 static T_UNUSED int

@@ -35,25 +35,6 @@ static char s_sentinel_objs[2] T_UNUSED;
 #define S_CTX(n) ((const void *)(uintptr_t)(0x5e0000u + (unsigned)(n)))
 #define S_WR_ID(n) ((uint64_t)(uintptr_t)S_CTX(n))
 
-T_UNUSED static void
-s_sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-/* milliseconds of CLOCK_MONOTONIC */
-T_UNUSED static long long
-s_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Installs c_log() (conn.h) as the library's log function and clears the
  * record; the default thresholds keep only WARNING and worse.
@@ -220,16 +201,8 @@ s_unreg(struct rpma_mr_local **mr, void *buf)
 T_UNUSED static int
 s_wait_wc(struct rpma_cq *cq, struct ibv_wc *wc)
 {
-	long long end = s_now_ms() + S_WAIT_MS;
-	int ret;
-
 	memset(wc, 0, sizeof(*wc));
-	for (;;) {
-		ret = rpma_cq_get_wc(cq, 1, wc, NULL);
-		if (ret != RPMA_E_NO_COMPLETION || s_now_ms() > end)
-			return ret;
-		s_sleep_ms(1);
-	}
+	return t_cq_wait_ms(cq, 1, wc, NULL, S_WAIT_MS);
 }
 
 /*
@@ -315,30 +288,15 @@ s_pair(struct rpma_peer *peer, struct rpma_ep *ep, const char *port,
 		const struct rpma_conn_cfg *ccfg, const struct rpma_conn_cfg *scfg,
 		struct rpma_conn **client, struct rpma_conn **server)
 {
-	struct rpma_conn_req *req = NULL;
-	struct pollfd p = {.fd = -1, .events = POLLIN};
 	int ret;
 
 	*client = NULL;
 	*server = NULL;
-	if ((ret = rpma_conn_req_new(peer, t_ip(), port, ccfg, &req)) != 0) {
-		fprintf(stderr, "srq.h: rpma_conn_req_new: %d\n", ret);
+	if (t_request(peer, port, ccfg, NULL, client) != 0)
 		return -1;
-	}
-	if ((ret = rpma_conn_req_connect(&req, NULL, client)) != 0) {
-		fprintf(stderr, "srq.h: rpma_conn_req_connect (client): %d\n", ret);
-		return -1;
-	}
-	if (rpma_ep_get_fd(ep, &p.fd) != 0 || poll(&p, 1, C_WAIT_MS) != 1) {
-		fprintf(stderr, "srq.h: no connection request came\n");
-		goto err;
-	}
-	if ((ret = rpma_ep_next_conn_req(ep, scfg, &req)) != 0) {
-		fprintf(stderr, "srq.h: rpma_ep_next_conn_req: %d\n", ret);
-		goto err;
-	}
-	if ((ret = rpma_conn_req_connect(&req, NULL, server)) != 0) {
-		fprintf(stderr, "srq.h: rpma_conn_req_connect (server): %d\n", ret);
+	if ((ret = t_accept(ep, scfg, NULL, C_WAIT_MS, server)) != 0) {
+		fprintf(stderr, "srq.h: the server's side: %s\n",
+				ret == T_NO_EVENT ? "no connection request came" : "failed");
 		goto err;
 	}
 	if (!c_event_is(*client, RPMA_CONN_ESTABLISHED) ||

@@ -75,15 +75,6 @@ th_seed(int tid, int phase, int round, int kind)
 
 /* ---- time ---- */
 
-static T_UNUSED long long
-th_now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static T_UNUSED void
 th_sleep_us(long us)
 {
@@ -130,7 +121,7 @@ th_cond_init(pthread_cond_t *cv)
 	th_must(pthread_condattr_destroy(&a), "pthread_condattr_destroy");
 }
 
-/* waits on cv (mutex m held) until at most deadline_ms (th_now_ms()) */
+/* waits on cv (mutex m held) until at most deadline_ms (t_now_ms()) */
 static T_UNUSED void
 th_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *m, long long deadline_ms)
 {
@@ -160,13 +151,13 @@ th_barrier(pthread_barrier_t *b)
 static T_UNUSED int
 th_poll_wc(struct rpma_cq *cq, struct ibv_wc *wc, long timeout_ms)
 {
-	long long end = th_now_ms() + timeout_ms;
+	long long end = t_now_ms() + timeout_ms;
 	int ret;
 
 	memset(wc, 0, sizeof(*wc));
 	for (;;) {
 		ret = rpma_cq_get_wc(cq, 1, wc, NULL);
-		if (ret != RPMA_E_NO_COMPLETION || th_now_ms() > end)
+		if (ret != RPMA_E_NO_COMPLETION || t_now_ms() > end)
 			return ret;
 		th_sleep_us(50);
 	}

@@ -113,23 +113,6 @@ tw_is(const void *p, size_t len, unsigned seed)
 
 /* ---- completions ---- */
 
-static T_UNUSED void
-tw_nap(void)
-{
-	struct timespec nap = {0, 1000 * 1000};
-
-	nanosleep(&nap, NULL);
-}
-
-static T_UNUSED long long
-tw_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * the next completion of cq into *wc within ms: the return value of the
  * last rpma_cq_get_wc() (RPMA_E_NO_COMPLETION when none came in time)
@@ -137,16 +120,8 @@ tw_now_ms(void)
 static T_UNUSED int
 tw_wait_ms(struct rpma_cq *cq, struct ibv_wc *wc, int ms)
 {
-	long long end = tw_now_ms() + ms;
-	int ret;
-
 	memset(wc, 0, sizeof(*wc));
-	for (;;) {
-		ret = rpma_cq_get_wc(cq, 1, wc, NULL);
-		if (ret != RPMA_E_NO_COMPLETION || tw_now_ms() >= end)
-			return ret;
-		tw_nap();
-	}
+	return t_cq_wait_ms(cq, 1, wc, NULL, ms);
 }
 
 static T_UNUSED int
@@ -160,14 +135,14 @@ static T_UNUSED int
 tw_quiet(struct rpma_cq *cq)
 {
 	struct ibv_wc wc;
-	long long end = tw_now_ms() + TW_QUIET_MS;
+	long long end = t_now_ms() + TW_QUIET_MS;
 	int n = 0;
 
-	while (tw_now_ms() < end) {
+	while (t_now_ms() < end) {
 		if (rpma_cq_get_wc(cq, 1, &wc, NULL) == 0)
 			n++;
 		else
-			tw_nap();
+			t_sleep_ms(1);
 	}
 	return n;
 }
@@ -293,11 +268,7 @@ tw_get_cqs(struct tw_side *s)
 static int
 tw_read_cmd(struct tw_cmd *c)
 {
-	struct pollfd p = {.fd = tw_cmdp[0], .events = POLLIN};
-
-	if (poll(&p, 1, 6 * C_WAIT_MS) != 1)
-		return 0;
-	return read(tw_cmdp[0], c, sizeof(*c)) == (ssize_t)sizeof(*c);
+	return t_chan_get(tw_cmdp[0], c, sizeof(*c), 6 * C_WAIT_MS) == 0;
 }
 
 static void
@@ -444,7 +415,7 @@ tw_cmd_(int op, const long long *a)
 	memset(&c, 0, sizeof(c));
 	c.op = op;
 	memcpy(c.a, a, sizeof(c.a));
-	if (write(tw_cmdp[1], &c, sizeof(c)) != (ssize_t)sizeof(c)) {
+	if (t_chan_put(tw_cmdp[1], &c, sizeof(c)) != 0) {
 		fprintf(stderr, "twosided.h: the server takes no commands\n");
 		exit(2);
 	}
@@ -457,16 +428,10 @@ tw_cmd_(int op, const long long *a)
 static T_UNUSED void
 tw_start(void)
 {
-	(void) t_port();
-	c_report_open();
-	if (pipe(tw_cmdp) != 0) {
-		perror("twosided.h: pipe");
-		exit(2);
-	}
-	t_server_start(tw_server, NULL);
-	close(tw_cmdp[0]);
+	t_chan_open(tw_cmdp);
 	memset(&tw, 0, sizeof(tw));
-	tw.peer = t_peer();
+	tw.peer = c_start(tw_server);
+	close(tw_cmdp[0]);
 	if (posix_memalign(&tw.buf, 4096, TW_BUF_SIZE) != 0) {
 		fprintf(stderr, "twosided.h: no memory\n");
 		exit(2);

@@ -421,7 +421,7 @@ client_b(int in, int out, void *arg)
 			return 37;
 		}
 		if (n == 0)
-			d_sleep_ms(1);
+			t_sleep_ms(1);
 	}
 	return 38; /* never killed */
 }

@@ -48,7 +48,7 @@ server(void *arg)
 		else if (r != RPMA_E_NO_COMPLETION)
 			break;
 		else
-			er_sleep_ms(20);
+			t_sleep_ms(20);
 	}
 	er_put("completions", n);
 	for (int i = 0; i < 3; i++) {

@@ -88,7 +88,7 @@ drive(struct rpma_conn *conn, int want_cq, int want_rcq, struct tally *t)
 	struct rpma_cq *cq = NULL, *rcq = NULL;
 	struct epoll_event e;
 	unsigned char seen[0x400];
-	long long end = cq_now_ms() + C_WAIT_MS;
+	long long end = t_now_ms() + C_WAIT_MS;
 	int fd = -1, epfd;
 
 	memset(t, 0, sizeof(*t));
@@ -108,7 +108,7 @@ drive(struct rpma_conn *conn, int want_cq, int want_rcq, struct tally *t)
 		return -1;
 	}
 
-	while ((t->on_cq < want_cq || t->on_rcq < want_rcq) && cq_now_ms() < end) {
+	while ((t->on_cq < want_cq || t->on_rcq < want_rcq) && t_now_ms() < end) {
 		struct rpma_cq *woke = NULL;
 		struct ibv_wc wc[3];
 		bool is_rcq = false;

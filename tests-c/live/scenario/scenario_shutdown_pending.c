@@ -109,7 +109,7 @@ main(void)
 	for (int i = 0; i < NCLI; i++)
 		conns[i] = request(d_port(0));
 	EXPECT_TRUE(ep_readable(ep, WAIT_MS) /* a request waits */);
-	d_sleep_ms(QUIET_MS); /* the others arrive */
+	t_sleep_ms(QUIET_MS); /* the others arrive */
 	for (int i = 0; i < NCLI; i++)
 		EXPECT_INT(event_within(conns[i], 0), C_TIMEOUT_EV /* no answer yet */);
 	t0 = d_now_ms();

@@ -108,14 +108,14 @@ main(void)
 
 	/* all receive completions, several at a time */
 	{
-		long long end = s_now_ms() + S_WAIT_MS;
+		long long end = t_now_ms() + S_WAIT_MS;
 
-		while (got_total < NCLI * NMSG && s_now_ms() < end) {
+		while (got_total < NCLI * NMSG && t_now_ms() < end) {
 			int got = 0;
 			int ret = rpma_cq_get_wc(rcq, NBUF - got_total, &wc[got_total], &got);
 
 			if (ret == RPMA_E_NO_COMPLETION) {
-				s_sleep_ms(1);
+				t_sleep_ms(1);
 				continue;
 			}
 			if (ret != 0 || got < 1 || got > NBUF - got_total) {

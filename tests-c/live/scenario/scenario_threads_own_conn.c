@@ -324,7 +324,7 @@ static void
 cli_wait_event(struct cli *c, long long end)
 {
 	struct pollfd p = {.fd = c->wait_fd, .events = POLLIN};
-	long long left = end - th_now_ms();
+	long long left = end - t_now_ms();
 	struct rpma_cq *cq = NULL;
 	bool is_rcq = true;
 	int ret;
@@ -359,7 +359,7 @@ struct want {
 static int
 cli_collect(struct cli *c, struct want *want, int n)
 {
-	long long end = th_now_ms() + TH_WAIT_MS;
+	long long end = t_now_ms() + TH_WAIT_MS;
 	int left = n, max = c->tid == 3 ? 4 : 1;
 
 	while (left > 0) {
@@ -367,7 +367,7 @@ cli_collect(struct cli *c, struct want *want, int n)
 		int got = 0, ret = rpma_cq_get_wc(c->cq, max, wc, max > 1 ? &got : NULL);
 
 		if (ret == RPMA_E_NO_COMPLETION) {
-			if (th_now_ms() > end) {
+			if (t_now_ms() > end) {
 				th_complain("client", c->tid, "%d completions did not come", left);
 				c->bad_wc++;
 				return 0;
@@ -562,7 +562,7 @@ main(void)
 	t_note("%d threads, each with a connection of its own, %d rounds each", TH_N, ROUNDS);
 	th_must(pthread_barrier_init(&barrier, NULL, TH_N + 1), "pthread_barrier_init");
 	memset(c, 0, sizeof(c));
-	t0 = th_now_ms();
+	t0 = t_now_ms();
 	for (int t = 0; t < TH_N; t++) {
 		c[t].tid = t;
 		th_must(pthread_create(&c[t].th, NULL, cli_thread, &c[t]), "pthread_create");
@@ -581,7 +581,7 @@ main(void)
 	th_barrier(&barrier);
 	for (int t = 0; t < TH_N; t++)
 		th_must(pthread_join(c[t].th, NULL), "pthread_join");
-	fprintf(stderr, "FIGURE threads-own-conn-ms %lld\n", th_now_ms() - t0);
+	fprintf(stderr, "FIGURE threads-own-conn-ms %lld\n", t_now_ms() - t0);
 
 	EXPECT_TRUE(shared_remote != NULL);
 	EXPECT_INT(same_desc, TH_N);

@@ -271,7 +271,7 @@ poll_once(void)
 static int
 wait_round(struct cli *c)
 {
-	long long end = th_now_ms() + TH_WAIT_MS;
+	long long end = t_now_ms() + TH_WAIT_MS;
 	int t = c->tid, done = 0;
 
 	for (;;) {
@@ -279,11 +279,11 @@ wait_round(struct cli *c)
 
 		pthread_mutex_lock(&mb_lock);
 		if (phase == PH_POLLER)
-			while (mb[t].got != ALL_KINDS && th_now_ms() < end)
+			while (mb[t].got != ALL_KINDS && t_now_ms() < end)
 				th_cond_wait_until(&mb[t].cv, &mb_lock, end);
 		done = mb[t].got == ALL_KINDS;
 		pthread_mutex_unlock(&mb_lock);
-		if (done || phase == PH_POLLER || th_now_ms() > end)
+		if (done || phase == PH_POLLER || t_now_ms() > end)
 			break;
 		if (phase == PH_TURNS)
 			pthread_mutex_lock(&poll_lock);
@@ -394,7 +394,7 @@ cli_thread(void *arg)
 static void
 main_polls(void)
 {
-	long long idle_since = th_now_ms();
+	long long idle_since = t_now_ms();
 
 	for (;;) {
 		int n, all;
@@ -408,8 +408,8 @@ main_polls(void)
 		if (n < 0)
 			return;
 		if (n > 0)
-			idle_since = th_now_ms();
-		else if (th_now_ms() - idle_since > 2 * TH_WAIT_MS)
+			idle_since = t_now_ms();
+		else if (t_now_ms() - idle_since > 2 * TH_WAIT_MS)
 			return;
 		else
 			th_sleep_us(20);
@@ -453,7 +453,7 @@ main(void)
 	for (int t = 0; t < TH_N; t++)
 		th_cond_init(&mb[t].cv);
 
-	t0 = th_now_ms();
+	t0 = t_now_ms();
 	for (int ph = 0; ph < NPHASE; ph++) {
 		struct cli c[TH_N];
 
@@ -491,7 +491,7 @@ main(void)
 		EXPECT_INT(stray, 0);
 		EXPECT_TRUE(os_cq_empty(g.conn));
 	}
-	fprintf(stderr, "FIGURE threads-shared-conn-ms %lld\n", th_now_ms() - t0);
+	fprintf(stderr, "FIGURE threads-shared-conn-ms %lld\n", t_now_ms() - t0);
 
 	t_note("the server");
 	EXPECT_INT(os_checkpoint(), os_hash(model, SIZE));
