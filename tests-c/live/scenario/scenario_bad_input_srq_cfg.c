@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * scenario_bad_input_srq_cfg.c -- bad input for the SRQ configuration: one
+ * row of the table at the end per entry point; bad_<name>() makes its calls.
+ * The live objects, the server and the rules every rejected call is held to
+ * are those of badinput.h. (Once one program, scenario_bad_input.c, split by
+ * object.)
+ */
+#define _GNU_SOURCE
+#include "badinput.h"
+
+/* ---- srq_cfg ---- */
+
+static void
+bad_rpma_srq_cfg_new(void)
+{
+	EXPECT_INT(rpma_srq_cfg_new(NULL), INVAL);
+}
+
+static void
+bad_rpma_srq_cfg_set_rq_size(void)
+{
+	EXPECT_INT(rpma_srq_cfg_set_rq_size(NULL, 5), INVAL);
+	EXPECT_INT(rpma_srq_cfg_set_rq_size(NULL, UINT32_MAX), INVAL);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, x.scfg), S_RQ);
+}
+
+static void
+bad_rpma_srq_cfg_get_rq_size(void)
+{
+	BI_GETTER_NULLS(rpma_srq_cfg_get_rq_size, x.scfg, uint32_t, BI_SENT_U32);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, x.scfg), S_RQ);
+}
+
+static void
+bad_rpma_srq_cfg_set_rcq_size(void)
+{
+	EXPECT_INT(rpma_srq_cfg_set_rcq_size(NULL, 5), INVAL);
+	EXPECT_INT(rpma_srq_cfg_set_rcq_size(NULL, UINT32_MAX), INVAL);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, x.scfg), S_RCQ);
+}
+
+static void
+bad_rpma_srq_cfg_get_rcq_size(void)
+{
+	BI_GETTER_NULLS(rpma_srq_cfg_get_rcq_size, x.scfg, uint32_t, BI_SENT_U32);
+	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, x.scfg), S_RCQ);
+}
+
+static void
+bad_rpma_srq_cfg_delete(void)
+{
+	BI_DESTRUCTOR_NULLS(rpma_srq_cfg_delete, struct rpma_srq_cfg *);
+	EXPECT_INT(rpma_srq_cfg_delete(&x.scfg), 0);
+	EXPECT_TRUE(x.scfg == NULL);
+}
+
+/* ---- the table ---- */
+
+static const struct bi_row rows[] = {
+	ROW(rpma_srq_cfg_new),
+	ROW(rpma_srq_cfg_set_rq_size),
+	ROW(rpma_srq_cfg_get_rq_size),
+	ROW(rpma_srq_cfg_set_rcq_size),
+	ROW(rpma_srq_cfg_get_rcq_size),
+	ROW(rpma_srq_cfg_delete),
+	STEP("the server stops", the_end),
+};
+
+int
+main(void)
+{
+	return bi_main(rows, (int)(sizeof(rows) / sizeof(rows[0])));
+}
