@@ -7,7 +7,7 @@
  */
 #include <stddef.h>
 
-#include "rpma_test.h"
+#include "conn_cfg.h"
 
 int
 main(void)
@@ -32,30 +32,25 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_get_compl_channel(NULL, NULL), RPMA_E_INVAL);
 
 	/* DESCRIPTION: never changed -- false */
-	shared = true;
-	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
+	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, true);
 	EXPECT_INT(shared, false);
 
 	/* DESCRIPTION: the value last passed to the setter */
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	shared = false;
-	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
+	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, false);
 	EXPECT_INT(shared, true);
 
 	/* reading has no side effect: a second read gives the same value */
-	shared = false;
-	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
+	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, false);
 	EXPECT_INT(shared, true);
 
 	/* a failed call changes nothing in the configuration */
 	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, NULL), RPMA_E_INVAL);
-	shared = false;
-	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
+	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, false);
 	EXPECT_INT(shared, true);
 
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, false), 0);
-	shared = true;
-	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
+	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, true);
 	EXPECT_INT(shared, false);
 
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);

@@ -10,7 +10,7 @@
  */
 #include <stddef.h>
 
-#include "rpma_test.h"
+#include "conn_cfg.h"
 
 static int fake_srq_a;
 static int fake_srq_b;
@@ -40,37 +40,31 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_get_srq(NULL, NULL), RPMA_E_INVAL);
 
 	/* DESCRIPTION: never recorded -- NULL (overwrites a non-NULL value) */
-	srq = SRQ_B;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, SRQ_B);
 	EXPECT_TRUE(srq == NULL);
 
 	/* DESCRIPTION: the pointer recorded by the setter, exactly as given */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_A), 0);
-	srq = NULL;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
 	EXPECT_TRUE(srq == SRQ_A);
 
 	/* reading has no side effect: a second read gives the same value */
-	srq = NULL;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
 	EXPECT_TRUE(srq == SRQ_A);
 
 	/* NOTES: once non-NULL, never NULL again (the setter refuses NULL) */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, NULL), RPMA_E_INVAL);
-	srq = NULL;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
 	EXPECT_TRUE(srq == SRQ_A);
 
 	/* the last successful call wins */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_B), 0);
-	srq = SRQ_A;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, SRQ_A);
 	EXPECT_TRUE(srq == SRQ_B);
 
 	/* a failed call changes nothing in the configuration */
 	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, NULL), RPMA_E_INVAL);
-	srq = NULL;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
 	EXPECT_TRUE(srq == SRQ_B);
 
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);

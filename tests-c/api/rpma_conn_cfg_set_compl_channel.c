@@ -7,7 +7,7 @@
  */
 #include <stddef.h>
 
-#include "rpma_test.h"
+#include "conn_cfg.h"
 
 int
 main(void)
@@ -26,45 +26,38 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 
 	/* DESCRIPTION: a new configuration holds false (one channel per CQ) */
-	shared = true;
-	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
+	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, true);
 	EXPECT_INT(shared, false);
 
 	/* RETURN VALUE: 0, and true is stored */
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	shared = false;
-	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
+	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, false);
 	EXPECT_INT(shared, true);
 
 	/* setting the same value again is fine */
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	shared = false;
-	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
+	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, false);
 	EXPECT_INT(shared, true);
 
 	/* a failed call (NULL cfg) leaves a live configuration alone */
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(NULL, false), RPMA_E_INVAL);
-	shared = false;
-	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
+	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, false);
 	EXPECT_INT(shared, true);
 
 	/* back to false */
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, false), 0);
-	shared = true;
-	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
+	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, true);
 	EXPECT_INT(shared, false);
 
 	/* only the channel setting changes: the other values keep their defaults */
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	timeout_ms = -1;
-	EXPECT_INT(rpma_conn_cfg_get_timeout(cfg, &timeout_ms), 0);
+	GET_INTO(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -1);
 	EXPECT_INT(timeout_ms, 1000);
 	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_cq_size, cfg), 10);
 	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 0);
 	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 10);
 	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rq_size, cfg), 10);
-	srq = (struct rpma_srq *)&timeout_ms;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, (struct rpma_srq *)&timeout_ms);
 	EXPECT_TRUE(srq == NULL);
 
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);

@@ -8,7 +8,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "rpma_test.h"
+#include "conn_cfg.h"
 
 int
 main(void)
@@ -55,8 +55,7 @@ main(void)
 	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_cq_size, cfg), 10);
 	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 10);
 	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rq_size, cfg), 10);
-	timeout_ms = -1;
-	EXPECT_INT(rpma_conn_cfg_get_timeout(cfg, &timeout_ms), 0);
+	GET_INTO(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -1);
 	EXPECT_INT(timeout_ms, 1000);
 
 	/* a failed call (NULL cfg) leaves a live configuration alone */

@@ -10,7 +10,7 @@
  */
 #include <stddef.h>
 
-#include "rpma_test.h"
+#include "conn_cfg.h"
 
 static int fake_srq_a = 0x0a0a;
 static int fake_srq_b = 0x0b0b;
@@ -34,54 +34,45 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 
 	/* a new configuration holds no SRQ */
-	srq = SRQ_B;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, SRQ_B);
 	EXPECT_TRUE(srq == NULL);
 
 	/* ERRORS/NOTES: RPMA_E_INVAL when srq is NULL; still no SRQ */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, NULL), RPMA_E_INVAL);
-	srq = SRQ_B;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, SRQ_B);
 	EXPECT_TRUE(srq == NULL);
 
 	/* RETURN VALUE: 0, and the pointer is stored as given */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_A), 0);
-	srq = NULL;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
 	EXPECT_TRUE(srq == SRQ_A);
 
 	/* NOTES: an SRQ cannot be unset -- NULL is rejected, SRQ_A stays */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, NULL), RPMA_E_INVAL);
-	srq = NULL;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
 	EXPECT_TRUE(srq == SRQ_A);
 
 	/* a failed call (NULL cfg) leaves a live configuration alone */
 	EXPECT_INT(rpma_conn_cfg_set_srq(NULL, SRQ_B), RPMA_E_INVAL);
-	srq = NULL;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
 	EXPECT_TRUE(srq == SRQ_A);
 
 	/* DESCRIPTION: a later call replaces the SRQ recorded earlier */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_B), 0);
-	srq = NULL;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
 	EXPECT_TRUE(srq == SRQ_B);
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_B), 0);
-	srq = NULL;
-	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);
+	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
 	EXPECT_TRUE(srq == SRQ_B);
 
 	/* only the SRQ changes: the other values keep their defaults */
-	timeout_ms = -1;
-	EXPECT_INT(rpma_conn_cfg_get_timeout(cfg, &timeout_ms), 0);
+	GET_INTO(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -1);
 	EXPECT_INT(timeout_ms, 1000);
 	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_cq_size, cfg), 10);
 	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 0);
 	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 10);
 	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rq_size, cfg), 10);
-	shared = true;
-	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
+	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, true);
 	EXPECT_INT(shared, false);
 
 	/* DESCRIPTION: the SRQ is neither checked nor owned: deleting the

@@ -7,15 +7,10 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
-#include <string.h>
 
-#include "rpma_test.h"
+#include "text_threads.h"
 
-static const struct {
-	int ret;
-	const char *text;
-} table[] = {
+static const struct text_row table[] = {
 	{0, "Success"},
 	{RPMA_E_UNKNOWN, "Unknown error"},
 	{RPMA_E_NOSUPP, "Not supported"},
@@ -30,28 +25,6 @@ static const struct {
 	{-1, "Unknown error"},
 	{INT_MIN, "Unknown error"},
 };
-
-#define N_TABLE (sizeof(table) / sizeof(table[0]))
-#define N_THREADS 8
-#define N_ROUNDS 20000
-
-/* per-thread count of answers that differed from the table */
-static int mismatches[N_THREADS];
-
-static void *
-worker(void *arg)
-{
-	int id = (int)(long)arg;
-
-	for (int i = 0; i < N_ROUNDS; i++) {
-		size_t k = (size_t)(i + id) % N_TABLE;
-		const char *s = rpma_err_2str(table[k].ret);
-
-		if (s == NULL || strcmp(s, table[k].text) != 0)
-			mismatches[id]++;
-	}
-	return NULL;
-}
 
 int
 main(void)
@@ -96,17 +69,7 @@ main(void)
 	EXPECT_STR(kept, "No next event available");
 
 	/* NOTES: thread-safe -- many threads asking at once get the same texts */
-	pthread_t th[N_THREADS];
-	int created = 0;
-	for (int i = 0; i < N_THREADS; i++)
-		created += pthread_create(&th[i], NULL, worker, (void *)(long)i) == 0;
-	EXPECT_INT(created, N_THREADS);
-	int total = 0;
-	for (int i = 0; i < created; i++) {
-		pthread_join(th[i], NULL);
-		total += mismatches[i];
-	}
-	EXPECT_INT(total, 0);
+	expect_texts_from_threads(rpma_err_2str, table, sizeof(table) / sizeof(table[0]));
 
 	return t_end();
 }

@@ -13,6 +13,13 @@
 /* a value no threshold can hold: shows whether the output was written */
 #define UNTOUCHED ((enum rpma_log_level)12345)
 
+/* th reads back as want (a macro, so each check names th) */
+#define EXPECT_LEVEL(th, want) do { \
+	lvl = UNTOUCHED; \
+	EXPECT_INT(rpma_log_get_threshold(th, &lvl), 0); \
+	EXPECT_INT(lvl, want); \
+} while (0)
+
 #define N_READERS 4
 #define N_WRITERS 2
 #define N_ROUNDS 20000
@@ -66,20 +73,12 @@ main(void)
 	t_begin();
 
 	/* defaults of a freshly loaded library */
-	lvl = UNTOUCHED;
-	EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &lvl), 0);
-	EXPECT_INT(lvl, RPMA_LOG_LEVEL_WARNING);
-	lvl = UNTOUCHED;
-	EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD_AUX, &lvl), 0);
-	EXPECT_INT(lvl, RPMA_LOG_DISABLED);
+	EXPECT_LEVEL(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING);
+	EXPECT_LEVEL(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED);
 
 	/* reading changes nothing: a second read gives the same answers */
-	lvl = UNTOUCHED;
-	EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &lvl), 0);
-	EXPECT_INT(lvl, RPMA_LOG_LEVEL_WARNING);
-	lvl = UNTOUCHED;
-	EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD_AUX, &lvl), 0);
-	EXPECT_INT(lvl, RPMA_LOG_DISABLED);
+	EXPECT_LEVEL(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING);
+	EXPECT_LEVEL(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED);
 
 	/* ERRORS: threshold is not RPMA_LOG_THRESHOLD or RPMA_LOG_THRESHOLD_AUX */
 	lvl = UNTOUCHED;
@@ -102,37 +101,25 @@ main(void)
 	EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD_MAX, NULL), RPMA_E_INVAL);
 
 	/* failed calls changed neither threshold */
-	lvl = UNTOUCHED;
-	EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &lvl), 0);
-	EXPECT_INT(lvl, RPMA_LOG_LEVEL_WARNING);
-	lvl = UNTOUCHED;
-	EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD_AUX, &lvl), 0);
-	EXPECT_INT(lvl, RPMA_LOG_DISABLED);
+	EXPECT_LEVEL(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING);
+	EXPECT_LEVEL(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED);
 
 	/* reads back every level stored by rpma_log_set_threshold, per threshold */
 	for (int l = RPMA_LOG_DISABLED; l <= RPMA_LOG_LEVEL_DEBUG; l++) {
 		EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level)l), 0);
 		EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX,
 				(enum rpma_log_level)(RPMA_LOG_LEVEL_DEBUG - 1 - l)), 0);
-		lvl = UNTOUCHED;
-		EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &lvl), 0);
-		EXPECT_INT(lvl, l);
-		lvl = UNTOUCHED;
-		EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD_AUX, &lvl), 0);
-		EXPECT_INT(lvl, RPMA_LOG_LEVEL_DEBUG - 1 - l);
+		EXPECT_LEVEL(RPMA_LOG_THRESHOLD, l);
+		EXPECT_LEVEL(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_DEBUG - 1 - l);
 	}
 
 	/* the two thresholds are independent */
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_NOTICE), 0);
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_FATAL), 0);
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_INFO), 0);
-	lvl = UNTOUCHED;
-	EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD_AUX, &lvl), 0);
-	EXPECT_INT(lvl, RPMA_LOG_LEVEL_FATAL);
+	EXPECT_LEVEL(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_FATAL);
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_DEBUG), 0);
-	lvl = UNTOUCHED;
-	EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &lvl), 0);
-	EXPECT_INT(lvl, RPMA_LOG_LEVEL_INFO);
+	EXPECT_LEVEL(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_INFO);
 
 	/* NOTES: thread-safe -- readers run while writers change both thresholds */
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
@@ -166,12 +153,8 @@ main(void)
 	EXPECT_TRUE(lvl >= RPMA_LOG_DISABLED && lvl <= RPMA_LOG_LEVEL_ERROR);
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_ERROR), 0);
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_NOTICE), 0);
-	lvl = UNTOUCHED;
-	EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &lvl), 0);
-	EXPECT_INT(lvl, RPMA_LOG_LEVEL_ERROR);
-	lvl = UNTOUCHED;
-	EXPECT_INT(rpma_log_get_threshold(RPMA_LOG_THRESHOLD_AUX, &lvl), 0);
-	EXPECT_INT(lvl, RPMA_LOG_LEVEL_NOTICE);
+	EXPECT_LEVEL(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_ERROR);
+	EXPECT_LEVEL(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_NOTICE);
 
 	return t_end();
 }

@@ -5,15 +5,10 @@
  * static lifetime of the strings, and calls from several threads at once.
  */
 #include <limits.h>
-#include <pthread.h>
-#include <string.h>
 
-#include "rpma_test.h"
+#include "text_threads.h"
 
-static const struct {
-	int event;
-	const char *text;
-} table[] = {
+static const struct text_row table[] = {
 	{RPMA_CONN_UNDEFINED, "Undefined connection event"},
 	{RPMA_CONN_ESTABLISHED, "Connection established"},
 	{RPMA_CONN_CLOSED, "Connection closed"},
@@ -26,26 +21,10 @@ static const struct {
 	{INT_MIN, "Unsupported connection event"},
 };
 
-#define N_TABLE (sizeof(table) / sizeof(table[0]))
-#define N_THREADS 8
-#define N_ROUNDS 20000
-
-/* per-thread count of answers that differed from the table */
-static int mismatches[N_THREADS];
-
-static void *
-worker(void *arg)
+static const char *
+event_text(int value)
 {
-	int id = (int)(long)arg;
-
-	for (int i = 0; i < N_ROUNDS; i++) {
-		size_t k = (size_t)(i + id) % N_TABLE;
-		const char *s = rpma_utils_conn_event_2str((enum rpma_conn_event)table[k].event);
-
-		if (s == NULL || strcmp(s, table[k].text) != 0)
-			mismatches[id]++;
-	}
-	return NULL;
+	return rpma_utils_conn_event_2str((enum rpma_conn_event)value);
 }
 
 int
@@ -87,17 +66,7 @@ main(void)
 	EXPECT_STR(kept, "Connection closed");
 
 	/* NOTES: thread-safe -- many threads asking at once get the same texts */
-	pthread_t th[N_THREADS];
-	int created = 0;
-	for (int i = 0; i < N_THREADS; i++)
-		created += pthread_create(&th[i], NULL, worker, (void *)(long)i) == 0;
-	EXPECT_INT(created, N_THREADS);
-	int total = 0;
-	for (int i = 0; i < created; i++) {
-		pthread_join(th[i], NULL);
-		total += mismatches[i];
-	}
-	EXPECT_INT(total, 0);
+	expect_texts_from_threads(event_text, table, sizeof(table) / sizeof(table[0]));
 
 	return t_end();
 }

@@ -65,10 +65,7 @@ main(void)
 	mr = cq_local(peer, &buf);
 
 	t_note("1: the default configuration: no shared channel");
-	conn = cq_connect(peer, NULL);
-	EXPECT_TRUE(conn != NULL);
-	rw = cq_remote(conn, CQ_RW);
-	EXPECT_TRUE(rw != NULL);
+	CQ_CONNECT_RW(conn, rw, peer, NULL);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	t_note("ERRORS: RPMA_E_INVAL for a NULL cq");
 	EXPECT_INT(rpma_conn_wait(conn, 0, NULL, &is_rcq), RPMA_E_INVAL);
@@ -92,17 +89,13 @@ main(void)
 	t_note("2: a receive CQ, no shared channel: RPMA_E_NOT_SHARED_CHNL");
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 4), 0);
-	conn = cq_connect(peer, cfg);
-	EXPECT_TRUE(conn != NULL);
+	CQ_CONNECT(conn, peer, cfg);
 	EXPECT_WAIT_FAILS(conn, 0, RPMA_E_NOT_SHARED_CHNL);
 	cq_close(&conn);
 
 	t_note("3: a shared channel and a receive CQ");
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	conn = cq_connect(peer, cfg);
-	EXPECT_TRUE(conn != NULL);
-	rw = cq_remote(conn, CQ_RW);
-	EXPECT_TRUE(rw != NULL);
+	CQ_CONNECT_RW(conn, rw, peer, cfg);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_conn_get_compl_fd(conn, &fd), 0);
@@ -180,8 +173,7 @@ main(void)
 
 	t_note("4: a shared channel, no receive CQ: a receive wakes it with the main CQ");
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 0), 0);
-	conn = cq_connect(peer, cfg);
-	EXPECT_TRUE(conn != NULL);
+	CQ_CONNECT(conn, peer, cfg);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(0x61)), 0);
 	cq_cmd(CQ_SEND);

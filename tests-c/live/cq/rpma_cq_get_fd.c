@@ -46,10 +46,7 @@ main(void)
 	mr = cq_local(peer, &buf);
 
 	t_note("1: the default configuration");
-	conn = cq_connect(peer, NULL);
-	EXPECT_TRUE(conn != NULL);
-	rw = cq_remote(conn, CQ_RW);
-	EXPECT_TRUE(rw != NULL);
+	CQ_CONNECT_RW(conn, rw, peer, NULL);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	t_note("ERRORS: RPMA_E_INVAL for a NULL fd");
 	EXPECT_INT(rpma_cq_get_fd(cq, NULL), RPMA_E_INVAL);
@@ -102,10 +99,7 @@ main(void)
 	t_note("2: a receive CQ without a shared channel: a descriptor each");
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 4), 0);
-	conn = cq_connect(peer, cfg);
-	EXPECT_TRUE(conn != NULL);
-	rw = cq_remote(conn, CQ_RW);
-	EXPECT_TRUE(rw != NULL);
+	CQ_CONNECT_RW(conn, rw, peer, cfg);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
@@ -137,10 +131,7 @@ main(void)
 
 	t_note("3: a shared channel and a receive CQ: one descriptor, the connection's");
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	conn = cq_connect(peer, cfg);
-	EXPECT_TRUE(conn != NULL);
-	rw = cq_remote(conn, CQ_RW);
-	EXPECT_TRUE(rw != NULL);
+	CQ_CONNECT_RW(conn, rw, peer, cfg);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
@@ -174,8 +165,7 @@ main(void)
 
 	t_note("4: a shared channel without a receive CQ: the connection's descriptor");
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 0), 0);
-	conn = cq_connect(peer, cfg);
-	EXPECT_TRUE(conn != NULL);
+	CQ_CONNECT(conn, peer, cfg);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
 	EXPECT_INT(rpma_conn_get_compl_fd(conn, &compl_fd), 0);

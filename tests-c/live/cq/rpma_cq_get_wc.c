@@ -55,10 +55,7 @@ main(void)
 	b = buf;
 
 	t_note("1: the default configuration (no receive CQ)");
-	conn = cq_connect(peer, NULL);
-	EXPECT_TRUE(conn != NULL);
-	rw = cq_remote(conn, CQ_RW);
-	EXPECT_TRUE(rw != NULL);
+	CQ_CONNECT_RW(conn, rw, peer, NULL);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_INT(rpma_conn_get_qp_num(conn, &qp_num), 0);
 
@@ -152,10 +149,7 @@ main(void)
 	t_note("2: a receive CQ: receives complete there, nothing else does");
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 4), 0);
-	conn = cq_connect(peer, cfg);
-	EXPECT_TRUE(conn != NULL);
-	rw = cq_remote(conn, CQ_RW);
-	EXPECT_TRUE(rw != NULL);
+	CQ_CONNECT_RW(conn, rw, peer, cfg);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_conn_get_qp_num(conn, &qp_num), 0);
@@ -184,8 +178,7 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 
 	t_note("3: failed operations: entries with an error status, return value 0");
-	conn = cq_connect(peer, NULL);
-	EXPECT_TRUE(conn != NULL);
+	CQ_CONNECT(conn, peer, NULL);
 	ro = cq_remote(conn, CQ_RO);
 	EXPECT_TRUE(ro != NULL);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);

@@ -44,10 +44,7 @@ main(void)
 	mr = cq_local(peer, &buf);
 
 	t_note("1: the default configuration: the CQ has a channel of its own");
-	conn = cq_connect(peer, NULL);
-	EXPECT_TRUE(conn != NULL);
-	rw = cq_remote(conn, CQ_RW);
-	EXPECT_TRUE(rw != NULL);
+	CQ_CONNECT_RW(conn, rw, peer, NULL);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
 	EXPECT_TRUE(cq_blocking(fd));
@@ -97,8 +94,7 @@ main(void)
 	t_note("2: a receive CQ: a wait on it for a receive, the main CQ stays quiet");
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 4), 0);
-	conn = cq_connect(peer, cfg);
-	EXPECT_TRUE(conn != NULL);
+	CQ_CONNECT(conn, peer, cfg);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
@@ -119,10 +115,7 @@ main(void)
 
 	t_note("3: a shared channel and a receive CQ: RPMA_E_SHARED_CHANNEL for both");
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	conn = cq_connect(peer, cfg);
-	EXPECT_TRUE(conn != NULL);
-	rw = cq_remote(conn, CQ_RW);
-	EXPECT_TRUE(rw != NULL);
+	CQ_CONNECT_RW(conn, rw, peer, cfg);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_conn_get_compl_fd(conn, &fd), 0);
@@ -144,8 +137,7 @@ main(void)
 
 	t_note("4: a shared channel without a receive CQ: RPMA_E_SHARED_CHANNEL");
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 0), 0);
-	conn = cq_connect(peer, cfg);
-	EXPECT_TRUE(conn != NULL);
+	CQ_CONNECT(conn, peer, cfg);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), RPMA_E_SHARED_CHANNEL);
 	cq_close(&conn);

@@ -706,4 +706,12 @@ bi_main(const struct bi_row *rows, int nrows)
 	return t_end();
 }
 
+/* BI_MAIN(rows): the main of a scenario_bad_input_* program whose table is rows */
+#define BI_MAIN(table) \
+int \
+main(void) \
+{ \
+	return bi_main(table, (int)(sizeof(table) / sizeof(table[0]))); \
+}
+
 #endif /* BADINPUT_H */

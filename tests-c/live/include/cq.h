@@ -415,6 +415,21 @@ cq_remote(const struct rpma_conn *conn, int which)
 }
 
 /*
+ * parent: conn = cq_connect(peer, cfg), checked; CQ_CONNECT_RW also takes
+ * the remote region CQ_RW into rw, checked. Macros, so that each check
+ * names the caller's variables.
+ */
+#define CQ_CONNECT(conn, peer, cfg) do { \
+	conn = cq_connect(peer, cfg); \
+	EXPECT_TRUE(conn != NULL); \
+} while (0)
+#define CQ_CONNECT_RW(conn, rw, peer, cfg) do { \
+	CQ_CONNECT(conn, peer, cfg); \
+	rw = cq_remote(conn, CQ_RW); \
+	EXPECT_TRUE(rw != NULL); \
+} while (0)
+
+/*
  * parent: the client's buffer (*buf, page-aligned, zeroed but for the
  * write and send sources) registered with CQ_L_USAGE (checked)
  */

@@ -378,6 +378,27 @@ os_srv_vanish(struct rpma_ep *ep, struct os_server *s)
 	t_sync_send();
 }
 
+/*
+ * server of a test of one operation on one region (size bytes, usage,
+ * filled from seed): 1: one connection with everything but the full send
+ * queue, reports times os_srv_report() of the region, then the client's
+ * close; 2: the full send queue (os_srv_vanish())
+ */
+static T_UNUSED void
+os_serve_one_region(struct rpma_peer *peer, struct rpma_ep *ep, size_t size, int usage,
+		unsigned seed, int reports)
+{
+	struct os_server s = {0};
+
+	os_srv_reg(peer, &s, size, usage, seed);
+	os_srv_accept(ep, &s, NULL, 0);
+	for (int i = 0; i < reports; i++)
+		os_srv_report(&s, 0);
+	os_srv_closed(&s);
+	os_srv_vanish(ep, &s);
+	os_srv_dereg(&s);
+}
+
 /* one post of the operation under test, with op_context ctx */
 typedef int (*os_post_fn)(struct rpma_conn *conn, struct rpma_mr_remote *remote,
 		const void *ctx, void *arg);

@@ -32,17 +32,7 @@
 static void
 serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct os_server s = {0};
-
-	os_srv_reg(peer, &s, RSIZE, RPMA_MR_USAGE_WRITE_DST, RSEED);
-	/* 1: everything but the full send queue */
-	os_srv_accept(ep, &s, NULL, 0);
-	for (int i = 0; i < CHECKPOINTS; i++)
-		os_srv_report(&s, 0);
-	os_srv_closed(&s);
-	/* 2: the full send queue */
-	os_srv_vanish(ep, &s);
-	os_srv_dereg(&s);
+	os_serve_one_region(peer, ep, RSIZE, RPMA_MR_USAGE_WRITE_DST, RSEED, CHECKPOINTS);
 }
 
 static int

@@ -29,15 +29,7 @@
 static void
 serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
-	struct os_server s = {0};
-
-	os_srv_reg(peer, &s, RSIZE, RPMA_MR_USAGE_READ_SRC, RSEED);
-	/* 1: everything but the full send queue */
-	os_srv_accept(ep, &s, NULL, 0);
-	os_srv_closed(&s);
-	/* 2: the full send queue */
-	os_srv_vanish(ep, &s);
-	os_srv_dereg(&s);
+	os_serve_one_region(peer, ep, RSIZE, RPMA_MR_USAGE_READ_SRC, RSEED, 0);
 }
 
 static int

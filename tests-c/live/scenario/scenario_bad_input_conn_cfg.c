@@ -197,8 +197,4 @@ static const struct bi_row rows[] = {
 	STEP("the server stops", the_end),
 };
 
-int
-main(void)
-{
-	return bi_main(rows, (int)(sizeof(rows) / sizeof(rows[0])));
-}
+BI_MAIN(rows)

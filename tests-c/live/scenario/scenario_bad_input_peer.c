@@ -68,8 +68,4 @@ static const struct bi_row rows[] = {
 	ROW(rpma_peer_delete),
 };
 
-int
-main(void)
-{
-	return bi_main(rows, (int)(sizeof(rows) / sizeof(rows[0])));
-}
+BI_MAIN(rows)

@@ -109,8 +109,7 @@ main(void)
 	t_note("a receive CQ woken 70 times by the server's sends, then deletion");
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 4), 0);
-	conn = cq_connect(peer, cfg);
-	EXPECT_TRUE(conn != NULL);
+	CQ_CONNECT(conn, peer, cfg);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	for (i = 0, good = 0; i < 70; i++) {
 		if (rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(0x100 + i)) != 0)
@@ -130,10 +129,7 @@ main(void)
 
 	t_note("a shared channel: 150 writes and 5 receives through rpma_conn_wait");
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	conn = cq_connect(peer, cfg);
-	EXPECT_TRUE(conn != NULL);
-	rw = cq_remote(conn, CQ_RW);
-	EXPECT_TRUE(rw != NULL);
+	CQ_CONNECT_RW(conn, rw, peer, cfg);
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	for (i = 0, good = 0; i < 155; i++) {

@@ -66,6 +66,37 @@ learn(struct watch *w, enum how how, int what)
 	w->t = d_now_ms();
 }
 
+/*
+ * the checks of a case: the survivor was transferring when its peer was
+ * killed (done by then: done_at_kill, done in all), the kill happened,
+ * nothing was learned before it, and the death was learned within
+ * D_DETECT_MS; the figure and the details go to stderr
+ */
+static void
+verdict(const struct watch *wp, long long t_kill, long long done_at_kill, long long done,
+		const char *figure, char label, const char *what)
+{
+	struct watch w = *wp;
+	int transferring = done_at_kill > 0;
+	int killed = t_kill >= 0;
+	int nothing_before = w.how == NOT_YET || w.t >= t_kill;
+	int detected = killed && w.how != NOT_YET;
+
+	EXPECT_TRUE(transferring);
+	EXPECT_TRUE(killed);
+	EXPECT_TRUE(nothing_before);
+	EXPECT_TRUE(detected);
+	if (detected) {
+		long long ms = w.t - t_kill;
+
+		fprintf(stderr, "FIGURE death-detect-ms %s %lld\n", figure, ms);
+		fprintf(stderr, "case (%c): learned by %s (%d) after %lld ms; %lld %s "
+				"before the kill, %lld after\n", label, how_str(w.how),
+				w.what, ms, done_at_kill, what, done - done_at_kill);
+		EXPECT_TRUE(ms < D_DETECT_MS);
+	}
+}
+
 /* a connection configuration; NULL on failure */
 static struct rpma_conn_cfg *
 qcfg(uint32_t sq, uint32_t rq, uint32_t cq, uint32_t rcq, bool shared)
@@ -238,7 +269,7 @@ case_server_killed(struct d_child *srv)
 	struct watch w = {NOT_YET, 0, 0};
 	char *buf = NULL;
 	long long posted = 0, ok = 0, ok_at_kill = -1, t_up, t_kill = -1;
-	int inflight = 0, ret, transferring, killed, nothing_before, detected;
+	int inflight = 0, ret;
 
 	t_note("(a) the server is killed while the client transfers");
 	if (d_recv(srv->from_child, WAIT_MS) != 'L') {
@@ -317,23 +348,7 @@ case_server_killed(struct d_child *srv)
 	}
 	d_watchdog(0, "");
 
-	transferring = ok_at_kill > 0;
-	killed = t_kill >= 0;
-	nothing_before = w.how == NOT_YET || w.t >= t_kill;
-	detected = killed && w.how != NOT_YET;
-	EXPECT_TRUE(transferring);
-	EXPECT_TRUE(killed);
-	EXPECT_TRUE(nothing_before);
-	EXPECT_TRUE(detected);
-	if (detected) {
-		long long ms = w.t - t_kill;
-
-		fprintf(stderr, "FIGURE death-detect-ms server-killed %lld\n", ms);
-		fprintf(stderr, "case (a): learned by %s (%d) after %lld ms; %lld operations "
-				"completed before the kill, %lld after\n", how_str(w.how),
-				w.what, ms, ok_at_kill, ok - ok_at_kill);
-		EXPECT_TRUE(ms < D_DETECT_MS);
-	}
+	verdict(&w, t_kill, ok_at_kill, ok, "server-killed", 'a', "operations completed");
 
 	t_note("the client disconnects and deletes everything");
 	d_watchdog(30, "case (a): the client's teardown");
@@ -443,7 +458,6 @@ case_client_killed(struct d_child *cli)
 	struct watch w = {NOT_YET, 0, 0};
 	long long received = 0, received_at_kill = -1, t_go, t_transfer = -1, t_kill = -1;
 	int fd = -1, ret, flushed = 0, recvs_failed = 0;
-	int transferring, killed, nothing_before, detected;
 
 	t_note("(b) the client is killed while the server receives");
 	peer = t_peer();
@@ -547,23 +561,8 @@ case_client_killed(struct d_child *cli)
 	}
 	d_watchdog(0, "");
 
-	transferring = received_at_kill > 0;
-	killed = t_kill >= 0;
-	nothing_before = w.how == NOT_YET || w.t >= t_kill;
-	detected = killed && w.how != NOT_YET;
-	EXPECT_TRUE(transferring);
-	EXPECT_TRUE(killed);
-	EXPECT_TRUE(nothing_before);
-	EXPECT_TRUE(detected);
-	if (detected) {
-		long long ms = w.t - t_kill;
-
-		fprintf(stderr, "FIGURE death-detect-ms client-killed %lld\n", ms);
-		fprintf(stderr, "case (b): learned by %s (%d) after %lld ms; %lld messages "
-				"received before the kill, %lld after\n", how_str(w.how),
-				w.what, ms, received_at_kill, received - received_at_kill);
-		EXPECT_TRUE(ms < D_DETECT_MS);
-	}
+	verdict(&w, t_kill, received_at_kill, received, "client-killed", 'b',
+			"messages received");
 
 	t_note("the server disconnects and deletes everything");
 	d_watchdog(30, "case (b): the server's teardown");

@@ -112,10 +112,7 @@ main(void)
 	}
 	peer = cq_start();
 	mr = cq_local(peer, &buf);
-	conn = cq_connect(peer, NULL);
-	EXPECT_TRUE(conn != NULL);
-	rw = cq_remote(conn, CQ_RW);
-	EXPECT_TRUE(rw != NULL);
+	CQ_CONNECT_RW(conn, rw, peer, NULL);
 	EXPECT_INT(rpma_conn_get_cq(conn, &sh.cq), 0);
 	EXPECT_INT(rpma_cq_get_fd(sh.cq, &sh.fd), 0);
 	EXPECT_INT(cq_set_nonblock(sh.fd), 0);
