@@ -10,7 +10,9 @@
 # of known outcomes, see rxe-suite-guest.sh), RUN_DIFF_REF_FAILS holds the
 # reason: the reference must still fail (so the entry cannot go stale), ours
 # must pass, and the observations are not compared. RUN_DIFF_OURS_ENV holds
-# extra VAR=VALUE words for our run.
+# extra VAR=VALUE words for our run. RUN_DIFF_KEEP names a folder that gets
+# each side's stdout as NAME.ours / NAME.ref (scripts/obs-compare.sh uses it
+# to hold two versions of the suite to the same observations).
 set -u
 bin=$1 ours=$2 ref=$3
 name=$(basename "$bin")
@@ -39,6 +41,10 @@ for side in ours ref; do
     sed 's/^/  | /' "$work/$side.err"
   fi
 done
+if [ -n "${RUN_DIFF_KEEP:-}" ]; then
+  mkdir -p "$RUN_DIFF_KEEP"
+  for side in ours ref; do cp "$work/$side.out" "$RUN_DIFF_KEEP/$name.$side"; done
+fi
 [ -n "${RUN_DIFF_REF_FAILS:-}" ] && exit $status
 if ! diff -u --label "ours" --label "C librpma" "$work/ours.out" "$work/ref.out" >"$work/diff"; then
   echo "$name: observations differ between our library and the C library:"
