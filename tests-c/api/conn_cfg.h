@@ -35,6 +35,15 @@
 	t_true(__FILE__, __LINE__, "srq == " #want, srq == (want)); \
 } while (0)
 
+/*
+ * two objects stand in for SRQs: a configuration only stores the pointer;
+ * their values show whether anything wrote to them
+ */
+static T_UNUSED int fake_srq_a = 0x0a0a;
+static T_UNUSED int fake_srq_b = 0x0b0b;
+#define SRQ_A ((struct rpma_srq *)&fake_srq_a)
+#define SRQ_B ((struct rpma_srq *)&fake_srq_b)
+
 typedef int conn_cfg_size_getter(const struct rpma_conn_cfg *cfg, uint32_t *size);
 
 /*

@@ -6,16 +6,11 @@
  * call replaces the SRQ; the configuration neither touches nor owns it.
  *
  * No real SRQ is needed: the configuration only stores the pointer, so two
- * static objects stand in for SRQs.
+ * static objects stand in for SRQs (SRQ_A and SRQ_B, from conn_cfg.h).
  */
 #include <stddef.h>
 
 #include "conn_cfg.h"
-
-static int fake_srq_a = 0x0a0a;
-static int fake_srq_b = 0x0b0b;
-#define SRQ_A ((struct rpma_srq *)&fake_srq_a)
-#define SRQ_B ((struct rpma_srq *)&fake_srq_b)
 
 int
 main(void)
