@@ -32,26 +32,21 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_get_compl_channel(NULL, NULL), RPMA_E_INVAL);
 
 	/* DESCRIPTION: never changed -- false */
-	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, true);
-	EXPECT_INT(shared, false);
+	GET_EXPECT(rpma_conn_cfg_get_compl_channel, cfg, shared, true, false);
 
 	/* DESCRIPTION: the value last passed to the setter */
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, false);
-	EXPECT_INT(shared, true);
+	GET_EXPECT(rpma_conn_cfg_get_compl_channel, cfg, shared, false, true);
 
 	/* reading has no side effect: a second read gives the same value */
-	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, false);
-	EXPECT_INT(shared, true);
+	GET_EXPECT(rpma_conn_cfg_get_compl_channel, cfg, shared, false, true);
 
 	/* a failed call changes nothing in the configuration */
 	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, NULL), RPMA_E_INVAL);
-	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, false);
-	EXPECT_INT(shared, true);
+	GET_EXPECT(rpma_conn_cfg_get_compl_channel, cfg, shared, false, true);
 
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, false), 0);
-	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, true);
-	EXPECT_INT(shared, false);
+	GET_EXPECT(rpma_conn_cfg_get_compl_channel, cfg, shared, true, false);
 
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 

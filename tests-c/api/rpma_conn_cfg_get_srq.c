@@ -6,16 +6,11 @@
  * it never goes back to NULL.
  *
  * No real SRQ is needed: the configuration only stores the pointer, so two
- * static objects stand in for SRQs.
+ * static objects stand in for SRQs (SRQ_A and SRQ_B, from conn_cfg.h).
  */
 #include <stddef.h>
 
 #include "conn_cfg.h"
-
-static int fake_srq_a;
-static int fake_srq_b;
-#define SRQ_A ((struct rpma_srq *)&fake_srq_a)
-#define SRQ_B ((struct rpma_srq *)&fake_srq_b)
 
 int
 main(void)
@@ -40,32 +35,26 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_get_srq(NULL, NULL), RPMA_E_INVAL);
 
 	/* DESCRIPTION: never recorded -- NULL (overwrites a non-NULL value) */
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, SRQ_B);
-	EXPECT_TRUE(srq == NULL);
+	EXPECT_SRQ(SRQ_B, NULL);
 
 	/* DESCRIPTION: the pointer recorded by the setter, exactly as given */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_A), 0);
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
-	EXPECT_TRUE(srq == SRQ_A);
+	EXPECT_SRQ(NULL, SRQ_A);
 
 	/* reading has no side effect: a second read gives the same value */
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
-	EXPECT_TRUE(srq == SRQ_A);
+	EXPECT_SRQ(NULL, SRQ_A);
 
 	/* NOTES: once non-NULL, never NULL again (the setter refuses NULL) */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, NULL), RPMA_E_INVAL);
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
-	EXPECT_TRUE(srq == SRQ_A);
+	EXPECT_SRQ(NULL, SRQ_A);
 
 	/* the last successful call wins */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_B), 0);
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, SRQ_A);
-	EXPECT_TRUE(srq == SRQ_B);
+	EXPECT_SRQ(SRQ_A, SRQ_B);
 
 	/* a failed call changes nothing in the configuration */
 	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, NULL), RPMA_E_INVAL);
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
-	EXPECT_TRUE(srq == SRQ_B);
+	EXPECT_SRQ(NULL, SRQ_B);
 
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 

@@ -29,31 +29,25 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_get_timeout(NULL, NULL), RPMA_E_INVAL);
 
 	/* DESCRIPTION: never changed -- 1000 (RPMA_DEFAULT_TIMEOUT_MS) */
-	GET_INTO(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -12345);
-	EXPECT_INT(timeout_ms, 1000);
+	GET_EXPECT(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -12345, 1000);
 	EXPECT_INT(timeout_ms, RPMA_DEFAULT_TIMEOUT_MS);
 
 	/* DESCRIPTION: the value last accepted by the setter */
 	EXPECT_INT(rpma_conn_cfg_set_timeout(cfg, 2500), 0);
-	GET_INTO(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -12345);
-	EXPECT_INT(timeout_ms, 2500);
+	GET_EXPECT(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -12345, 2500);
 
 	/* reading has no side effect: a second read gives the same value */
-	GET_INTO(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -12345);
-	EXPECT_INT(timeout_ms, 2500);
+	GET_EXPECT(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -12345, 2500);
 
 	/* a rejected value is not reported */
 	EXPECT_INT(rpma_conn_cfg_set_timeout(cfg, -5), RPMA_E_INVAL);
-	GET_INTO(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -12345);
-	EXPECT_INT(timeout_ms, 2500);
+	GET_EXPECT(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -12345, 2500);
 
 	/* boundaries are reported exactly */
 	EXPECT_INT(rpma_conn_cfg_set_timeout(cfg, 0), 0);
-	GET_INTO(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -12345);
-	EXPECT_INT(timeout_ms, 0);
+	GET_EXPECT(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -12345, 0);
 	EXPECT_INT(rpma_conn_cfg_set_timeout(cfg, INT_MAX), 0);
-	GET_INTO(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -12345);
-	EXPECT_INT(timeout_ms, INT_MAX);
+	GET_EXPECT(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -12345, INT_MAX);
 
 	/* a failed call on a live cfg does not write either */
 	timeout_ms = -12345;

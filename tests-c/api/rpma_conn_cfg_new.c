@@ -5,7 +5,7 @@
  * does), the default values of a new configuration and the independence of
  * two configurations.
  */
-#include "rpma_test.h"
+#include "conn_cfg.h"
 
 static int sentinel_object;
 #define SENTINEL ((struct rpma_conn_cfg *)&sentinel_object)
@@ -21,10 +21,7 @@ expect_defaults(const struct rpma_conn_cfg *cfg)
 	EXPECT_INT(rpma_conn_cfg_get_timeout(cfg, &timeout_ms), 0);
 	EXPECT_INT(timeout_ms, 1000);
 	EXPECT_INT(timeout_ms, RPMA_DEFAULT_TIMEOUT_MS);
-	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_cq_size, cfg), 10);
-	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 0);
-	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 10);
-	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rq_size, cfg), 10);
+	expect_default_sizes(cfg, NULL);
 	EXPECT_INT(rpma_conn_cfg_get_compl_channel(cfg, &shared), 0);
 	EXPECT_INT(shared, false);
 	EXPECT_INT(rpma_conn_cfg_get_srq(cfg, &srq), 0);

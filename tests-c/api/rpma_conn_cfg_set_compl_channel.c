@@ -14,7 +14,6 @@ main(void)
 {
 	struct rpma_conn_cfg *cfg = NULL;
 	bool shared;
-	int timeout_ms;
 	struct rpma_srq *srq;
 
 	t_begin();
@@ -26,39 +25,29 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 
 	/* DESCRIPTION: a new configuration holds false (one channel per CQ) */
-	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, true);
-	EXPECT_INT(shared, false);
+	GET_EXPECT(rpma_conn_cfg_get_compl_channel, cfg, shared, true, false);
 
 	/* RETURN VALUE: 0, and true is stored */
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, false);
-	EXPECT_INT(shared, true);
+	GET_EXPECT(rpma_conn_cfg_get_compl_channel, cfg, shared, false, true);
 
 	/* setting the same value again is fine */
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, false);
-	EXPECT_INT(shared, true);
+	GET_EXPECT(rpma_conn_cfg_get_compl_channel, cfg, shared, false, true);
 
 	/* a failed call (NULL cfg) leaves a live configuration alone */
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(NULL, false), RPMA_E_INVAL);
-	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, false);
-	EXPECT_INT(shared, true);
+	GET_EXPECT(rpma_conn_cfg_get_compl_channel, cfg, shared, false, true);
 
 	/* back to false */
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, false), 0);
-	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, true);
-	EXPECT_INT(shared, false);
+	GET_EXPECT(rpma_conn_cfg_get_compl_channel, cfg, shared, true, false);
 
 	/* only the channel setting changes: the other values keep their defaults */
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	GET_INTO(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -1);
-	EXPECT_INT(timeout_ms, 1000);
-	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_cq_size, cfg), 10);
-	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 0);
-	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 10);
-	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rq_size, cfg), 10);
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, (struct rpma_srq *)&timeout_ms);
-	EXPECT_TRUE(srq == NULL);
+	expect_default_timeout(cfg);
+	expect_default_sizes(cfg, NULL);
+	EXPECT_SRQ((struct rpma_srq *)&cfg, NULL);
 
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 

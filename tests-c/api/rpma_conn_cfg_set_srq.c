@@ -6,16 +6,11 @@
  * call replaces the SRQ; the configuration neither touches nor owns it.
  *
  * No real SRQ is needed: the configuration only stores the pointer, so two
- * static objects stand in for SRQs.
+ * static objects stand in for SRQs (SRQ_A and SRQ_B, from conn_cfg.h).
  */
 #include <stddef.h>
 
 #include "conn_cfg.h"
-
-static int fake_srq_a = 0x0a0a;
-static int fake_srq_b = 0x0b0b;
-#define SRQ_A ((struct rpma_srq *)&fake_srq_a)
-#define SRQ_B ((struct rpma_srq *)&fake_srq_b)
 
 int
 main(void)
@@ -23,7 +18,6 @@ main(void)
 	struct rpma_conn_cfg *cfg = NULL;
 	struct rpma_srq *srq;
 	bool shared;
-	int timeout_ms;
 
 	t_begin();
 
@@ -34,46 +28,34 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 
 	/* a new configuration holds no SRQ */
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, SRQ_B);
-	EXPECT_TRUE(srq == NULL);
+	EXPECT_SRQ(SRQ_B, NULL);
 
 	/* ERRORS/NOTES: RPMA_E_INVAL when srq is NULL; still no SRQ */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, NULL), RPMA_E_INVAL);
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, SRQ_B);
-	EXPECT_TRUE(srq == NULL);
+	EXPECT_SRQ(SRQ_B, NULL);
 
 	/* RETURN VALUE: 0, and the pointer is stored as given */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_A), 0);
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
-	EXPECT_TRUE(srq == SRQ_A);
+	EXPECT_SRQ(NULL, SRQ_A);
 
 	/* NOTES: an SRQ cannot be unset -- NULL is rejected, SRQ_A stays */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, NULL), RPMA_E_INVAL);
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
-	EXPECT_TRUE(srq == SRQ_A);
+	EXPECT_SRQ(NULL, SRQ_A);
 
 	/* a failed call (NULL cfg) leaves a live configuration alone */
 	EXPECT_INT(rpma_conn_cfg_set_srq(NULL, SRQ_B), RPMA_E_INVAL);
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
-	EXPECT_TRUE(srq == SRQ_A);
+	EXPECT_SRQ(NULL, SRQ_A);
 
 	/* DESCRIPTION: a later call replaces the SRQ recorded earlier */
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_B), 0);
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
-	EXPECT_TRUE(srq == SRQ_B);
+	EXPECT_SRQ(NULL, SRQ_B);
 	EXPECT_INT(rpma_conn_cfg_set_srq(cfg, SRQ_B), 0);
-	GET_INTO(rpma_conn_cfg_get_srq, cfg, srq, NULL);
-	EXPECT_TRUE(srq == SRQ_B);
+	EXPECT_SRQ(NULL, SRQ_B);
 
 	/* only the SRQ changes: the other values keep their defaults */
-	GET_INTO(rpma_conn_cfg_get_timeout, cfg, timeout_ms, -1);
-	EXPECT_INT(timeout_ms, 1000);
-	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_cq_size, cfg), 10);
-	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rcq_size, cfg), 0);
-	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_sq_size, cfg), 10);
-	EXPECT_INT(T_GET_U32(rpma_conn_cfg_get_rq_size, cfg), 10);
-	GET_INTO(rpma_conn_cfg_get_compl_channel, cfg, shared, true);
-	EXPECT_INT(shared, false);
+	expect_default_timeout(cfg);
+	expect_default_sizes(cfg, NULL);
+	GET_EXPECT(rpma_conn_cfg_get_compl_channel, cfg, shared, true, false);
 
 	/* DESCRIPTION: the SRQ is neither checked nor owned: deleting the
 	 * configuration leaves it as it was */

@@ -10,53 +10,41 @@
 
 #include "text_threads.h"
 
+/* RETURN VALUE: a description of each code, in this order */
 static const struct text_row table[] = {
-	{0, "Success"},
-	{RPMA_E_UNKNOWN, "Unknown error"},
-	{RPMA_E_NOSUPP, "Not supported"},
-	{RPMA_E_PROVIDER, "Provider error occurred"},
-	{RPMA_E_NOMEM, "Out of memory"},
-	{RPMA_E_INVAL, "Invalid argument"},
-	{RPMA_E_NO_COMPLETION, "No next completion available"},
-	{RPMA_E_NO_EVENT, "No next event available"},
-	{RPMA_E_AGAIN, "Temporary error, try again"},
-	{RPMA_E_SHARED_CHANNEL, "Completion channel is shared"},
-	{RPMA_E_NOT_SHARED_CHNL, "Completion channel is not shared"},
-	{-1, "Unknown error"},
-	{INT_MIN, "Unknown error"},
+	TEXT_ROW(0, "Success"),
+	TEXT_ROW(RPMA_E_UNKNOWN, "Unknown error"),
+	TEXT_ROW(RPMA_E_NOSUPP, "Not supported"),
+	TEXT_ROW(RPMA_E_PROVIDER, "Provider error occurred"),
+	TEXT_ROW(RPMA_E_NOMEM, "Out of memory"),
+	TEXT_ROW(RPMA_E_INVAL, "Invalid argument"),
+	TEXT_ROW(RPMA_E_NO_COMPLETION, "No next completion available"),
+	TEXT_ROW(RPMA_E_NO_EVENT, "No next event available"),
+	TEXT_ROW(RPMA_E_AGAIN, "Temporary error, try again"),
+	TEXT_ROW(RPMA_E_SHARED_CHANNEL, "Completion channel is shared"),
+	TEXT_ROW(RPMA_E_NOT_SHARED_CHNL, "Completion channel is not shared"),
+	/* any other value reads as an unknown error */
+	TEXT_ROW(1, "Unknown error"),
+	TEXT_ROW(-1, "Unknown error"),
+	TEXT_ROW(RPMA_E_UNKNOWN + 1, "Unknown error"),
+	TEXT_ROW(RPMA_E_NOT_SHARED_CHNL - 1, "Unknown error"),
+	TEXT_ROW(INT_MAX, "Unknown error"),
+	TEXT_ROW(INT_MIN, "Unknown error"),
+	/* errno values, of either sign, are no librpma error codes */
+	TEXT_ROW(EINVAL, "Unknown error"),
+	TEXT_ROW(-EINVAL, "Unknown error"),
+	TEXT_ROW(ENOMEM, "Unknown error"),
+	TEXT_ROW(-ENOMEM, "Unknown error"),
+	TEXT_ROW(-EAGAIN, "Unknown error"),
 };
+#define N_ROWS (sizeof(table) / sizeof(table[0]))
 
 int
 main(void)
 {
 	t_begin();
 
-	/* RETURN VALUE: a description of each code */
-	EXPECT_STR(rpma_err_2str(0), "Success");
-	EXPECT_STR(rpma_err_2str(RPMA_E_UNKNOWN), "Unknown error");
-	EXPECT_STR(rpma_err_2str(RPMA_E_NOSUPP), "Not supported");
-	EXPECT_STR(rpma_err_2str(RPMA_E_PROVIDER), "Provider error occurred");
-	EXPECT_STR(rpma_err_2str(RPMA_E_NOMEM), "Out of memory");
-	EXPECT_STR(rpma_err_2str(RPMA_E_INVAL), "Invalid argument");
-	EXPECT_STR(rpma_err_2str(RPMA_E_NO_COMPLETION), "No next completion available");
-	EXPECT_STR(rpma_err_2str(RPMA_E_NO_EVENT), "No next event available");
-	EXPECT_STR(rpma_err_2str(RPMA_E_AGAIN), "Temporary error, try again");
-	EXPECT_STR(rpma_err_2str(RPMA_E_SHARED_CHANNEL), "Completion channel is shared");
-	EXPECT_STR(rpma_err_2str(RPMA_E_NOT_SHARED_CHNL), "Completion channel is not shared");
-
-	/* any other value reads as an unknown error */
-	EXPECT_STR(rpma_err_2str(1), "Unknown error");
-	EXPECT_STR(rpma_err_2str(-1), "Unknown error");
-	EXPECT_STR(rpma_err_2str(RPMA_E_UNKNOWN + 1), "Unknown error");
-	EXPECT_STR(rpma_err_2str(RPMA_E_NOT_SHARED_CHNL - 1), "Unknown error");
-	EXPECT_STR(rpma_err_2str(INT_MAX), "Unknown error");
-	EXPECT_STR(rpma_err_2str(INT_MIN), "Unknown error");
-	/* errno values, of either sign, are no librpma error codes */
-	EXPECT_STR(rpma_err_2str(EINVAL), "Unknown error");
-	EXPECT_STR(rpma_err_2str(-EINVAL), "Unknown error");
-	EXPECT_STR(rpma_err_2str(ENOMEM), "Unknown error");
-	EXPECT_STR(rpma_err_2str(-ENOMEM), "Unknown error");
-	EXPECT_STR(rpma_err_2str(-EAGAIN), "Unknown error");
+	expect_texts("rpma_err_2str", rpma_err_2str, table, N_ROWS);
 
 	/* the text is static: the same pointer every time */
 	EXPECT_TRUE(rpma_err_2str(RPMA_E_INVAL) == rpma_err_2str(RPMA_E_INVAL));
@@ -69,7 +57,7 @@ main(void)
 	EXPECT_STR(kept, "No next event available");
 
 	/* NOTES: thread-safe -- many threads asking at once get the same texts */
-	expect_texts_from_threads(rpma_err_2str, table, sizeof(table) / sizeof(table[0]));
+	expect_texts_from_threads(rpma_err_2str, table, N_ROWS);
 
 	return t_end();
 }

@@ -14,18 +14,14 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "rpma_test.h"
+#include "log_race.h"
 
 #define FUNC "rpma_peer_cfg_from_descriptor"
-#define MSG_ERROR "incorrect size of the descriptor: 0 bytes (should be at least 1 bytes)\n"
-#define MSG_SUPPORTED "INFO: Direct Write To PMem is supported\n"
 #define MSG_UNSUPPORTED "INFO: Direct Write To PMem is unsupported\n"
 
 /* everything the first user function saw in its last call */
@@ -40,6 +36,17 @@ static struct {
 } seen;
 
 static int calls_b;      /* calls of the second user function */
+
+/* the last call of the first user function: level, message, and the rest
+ * of the calling convention (a macro, so each check names seen) */
+#define EXPECT_SEEN(lvl, msg) do { \
+	EXPECT_INT(seen.level, lvl); \
+	EXPECT_STR(seen.function, FUNC); \
+	EXPECT_TRUE(seen.file_ok); \
+	EXPECT_TRUE(seen.line_no > 0); \
+	EXPECT_TRUE(seen.format_ends_nl); \
+	EXPECT_STR(seen.message, msg); \
+} while (0)
 
 static void
 fn_a(enum rpma_log_level level, const char *file_name, const int line_no,
@@ -86,22 +93,6 @@ static int
 calls_of_b(void)
 {
 	return __atomic_load_n(&calls_b, __ATOMIC_SEQ_CST);
-}
-
-static const char *
-stderr_of_error(void)
-{
-	t_stderr_begin();
-	(void) t_log_error();
-	return t_stderr_end();
-}
-
-static const char *
-stderr_of_info(void)
-{
-	t_stderr_begin();
-	(void) t_log_info(1);
-	return t_stderr_end();
 }
 
 /* helpers for checking the shape of a default-function stderr line */
@@ -209,19 +200,13 @@ default_line_ok(const char *line, const char *tag, const char *rest)
 
 #define N_SWAPPERS 3
 #define N_ROUNDS 20000
-static int stop_trigger;
-static int swapper_bad[N_SWAPPERS];
-static int trigger_bad;
-static int triggered;
 
 static void *
 swapper(void *arg)
 {
 	int id = (int)(long)arg;
 
-	/* start swapping only once messages are flowing */
-	while (__atomic_load_n(&triggered, __ATOMIC_SEQ_CST) == 0)
-		sched_yield();
+	race_wait_for_messages();
 	for (int i = 0; i < N_ROUNDS; i++) {
 		rpma_log_function *f;
 
@@ -231,25 +216,13 @@ swapper(void *arg)
 		default: f = RPMA_LOG_USE_DEFAULT_FUNCTION; break;
 		}
 		if (rpma_log_set_function(f) != 0)
-			swapper_bad[id]++;
+			__atomic_add_fetch(&race.bad, 1, __ATOMIC_SEQ_CST);
 		if (i % 64 == 0) {
 			enum rpma_log_level l = RPMA_LOG_LEVEL_WARNING;
 			if (rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &l) != 0 ||
 					l != RPMA_LOG_LEVEL_WARNING)
-				swapper_bad[id]++;
+				__atomic_add_fetch(&race.bad, 1, __ATOMIC_SEQ_CST);
 		}
-	}
-	return NULL;
-}
-
-static void *
-trigger_loop(void *arg)
-{
-	(void) arg;
-	while (!__atomic_load_n(&stop_trigger, __ATOMIC_SEQ_CST)) {
-		if (t_log_error() != 0)
-			__atomic_add_fetch(&trigger_bad, 1, __ATOMIC_SEQ_CST);
-		__atomic_add_fetch(&triggered, 1, __ATOMIC_SEQ_CST);
 	}
 	return NULL;
 }
@@ -272,12 +245,7 @@ main(void)
 	EXPECT_INT(rpma_log_set_function(fn_a), 0);
 	EXPECT_INT(t_log_error(), 0);
 	EXPECT_INT(calls_a(), 1);
-	EXPECT_INT(seen.level, RPMA_LOG_LEVEL_ERROR);
-	EXPECT_STR(seen.function, FUNC);
-	EXPECT_TRUE(seen.file_ok);
-	EXPECT_TRUE(seen.line_no > 0);
-	EXPECT_TRUE(seen.format_ends_nl);
-	EXPECT_STR(seen.message, MSG_ERROR);
+	EXPECT_SEEN(RPMA_LOG_LEVEL_ERROR, MSG_ERROR);
 
 	/* default main threshold WARNING: INFO messages are not delivered */
 	EXPECT_INT(t_log_info(1), 0);
@@ -287,12 +255,7 @@ main(void)
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_INFO), 0);
 	EXPECT_INT(t_log_info(1), 0);
 	EXPECT_INT(calls_a(), 2);
-	EXPECT_INT(seen.level, RPMA_LOG_LEVEL_INFO);
-	EXPECT_STR(seen.function, FUNC);
-	EXPECT_TRUE(seen.file_ok);
-	EXPECT_TRUE(seen.line_no > 0);
-	EXPECT_TRUE(seen.format_ends_nl);
-	EXPECT_STR(seen.message, MSG_SUPPORTED);
+	EXPECT_SEEN(RPMA_LOG_LEVEL_INFO, MSG_SUPPORTED);
 	EXPECT_INT(t_log_info(0), 0);
 	EXPECT_INT(calls_a(), 3);
 	EXPECT_STR(seen.message, MSG_UNSUPPORTED);
@@ -384,23 +347,11 @@ main(void)
 	 * call returns 0 and each message reaches at most one function.
 	 */
 	int a0 = calls_a(), b0 = calls_of_b();
-	pthread_t sw[N_SWAPPERS], tr;
-	int swappers = 0;
-	int trigger_started = pthread_create(&tr, NULL, trigger_loop, NULL) == 0;
+	int trigger_started;
+	int swappers = race_run(t_log_error, swapper, N_SWAPPERS, &trigger_started);
+	int bad = race.bad, triggered = race.rounds;
 	EXPECT_TRUE(trigger_started);
-	if (!trigger_started)   /* do not leave the other threads waiting */
-		__atomic_store_n(&triggered, 1, __ATOMIC_SEQ_CST);
-	for (int i = 0; i < N_SWAPPERS; i++)
-		swappers += pthread_create(&sw[i], NULL, swapper, (void *)(long)i) == 0;
 	EXPECT_INT(swappers, N_SWAPPERS);
-	for (int i = 0; i < swappers; i++)
-		pthread_join(sw[i], NULL);
-	__atomic_store_n(&stop_trigger, 1, __ATOMIC_SEQ_CST);
-	if (trigger_started)
-		pthread_join(tr, NULL);
-	int bad = trigger_bad;
-	for (int i = 0; i < N_SWAPPERS; i++)
-		bad += swapper_bad[i];
 	EXPECT_INT(bad, 0);
 	EXPECT_TRUE(triggered > 0);
 	EXPECT_TRUE((calls_a() - a0) + (calls_of_b() - b0) <= triggered);

@@ -11,18 +11,14 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "rpma_test.h"
+#include "log_race.h"
 
 #define UNTOUCHED ((enum rpma_log_level)12345)
-#define MSG_ERROR "incorrect size of the descriptor: 0 bytes (should be at least 1 bytes)\n"
-#define MSG_INFO "INFO: Direct Write To PMem is supported\n"
 
 /* what the recording log function saw */
 static int calls;
@@ -69,23 +65,6 @@ trigger_info(void)
 	return __atomic_load_n(&calls, __ATOMIC_SEQ_CST) - before;
 }
 
-/* what the default function writes to stderr for one ERROR / INFO message */
-static const char *
-stderr_of_error(void)
-{
-	t_stderr_begin();
-	(void) trigger_error();
-	return t_stderr_end();
-}
-
-static const char *
-stderr_of_info(void)
-{
-	t_stderr_begin();
-	(void) trigger_info();
-	return t_stderr_end();
-}
-
 static int
 get(enum rpma_log_threshold t)
 {
@@ -98,46 +77,35 @@ get(enum rpma_log_threshold t)
 
 #define N_SETTERS 4
 #define N_ROUNDS 20000
-static int setter_bad[N_SETTERS];
-static int stop_trigger;
-static int trigger_bad;
-static int triggered;   /* rounds of trigger_loop so far */
 
 static void *
 setter(void *arg)
 {
 	int id = (int)(long)arg;
 
-	/* start changing thresholds only once messages are flowing */
-	while (__atomic_load_n(&triggered, __ATOMIC_SEQ_CST) == 0)
-		sched_yield();
+	race_wait_for_messages();
 	for (int i = 0; i < N_ROUNDS; i++) {
 		enum rpma_log_threshold t = (i + id) % 2 ? RPMA_LOG_THRESHOLD_AUX : RPMA_LOG_THRESHOLD;
 		int l = RPMA_LOG_DISABLED + (i * 7 + id) % 7;
 
 		if (rpma_log_set_threshold(t, (enum rpma_log_level)l) != 0)
-			setter_bad[id]++;
+			__atomic_add_fetch(&race.bad, 1, __ATOMIC_SEQ_CST);
 		/* an invalid call in between must not disturb anything */
 		if (rpma_log_set_threshold(t, (enum rpma_log_level)6) != RPMA_E_INVAL)
-			setter_bad[id]++;
+			__atomic_add_fetch(&race.bad, 1, __ATOMIC_SEQ_CST);
 	}
 	return NULL;
 }
 
-static void *
-trigger_loop(void *arg)
+/* one ERROR and one INFO message: at most one call each, whatever the
+ * thresholds are right now */
+static int
+trigger_round(void)
 {
-	(void) arg;
-	while (!__atomic_load_n(&stop_trigger, __ATOMIC_SEQ_CST)) {
-		int n = trigger_error();
-		int m = trigger_info();
+	int n = trigger_error();
+	int m = trigger_info();
 
-		/* one message at most each, whatever the threshold is right now */
-		if (n < 0 || n > 1 || m < 0 || m > 1)
-			__atomic_add_fetch(&trigger_bad, 1, __ATOMIC_SEQ_CST);
-		__atomic_add_fetch(&triggered, 1, __ATOMIC_SEQ_CST);
-	}
-	return NULL;
+	return n < 0 || n > 1 || m < 0 || m > 1;
 }
 
 int
@@ -310,23 +278,11 @@ main(void)
 	 * that keeps logging through a user function.
 	 */
 	EXPECT_INT(rpma_log_set_function(record_fn), 0);
-	pthread_t st[N_SETTERS], tr;
-	int setters = 0;
-	int trigger_started = pthread_create(&tr, NULL, trigger_loop, NULL) == 0;
+	int trigger_started;
+	int setters = race_run(trigger_round, setter, N_SETTERS, &trigger_started);
+	int bad = race.bad, triggered = race.rounds;
 	EXPECT_TRUE(trigger_started);
-	if (!trigger_started)   /* do not leave the other threads waiting */
-		__atomic_store_n(&triggered, 1, __ATOMIC_SEQ_CST);
-	for (int i = 0; i < N_SETTERS; i++)
-		setters += pthread_create(&st[i], NULL, setter, (void *)(long)i) == 0;
 	EXPECT_INT(setters, N_SETTERS);
-	for (int i = 0; i < setters; i++)
-		pthread_join(st[i], NULL);
-	__atomic_store_n(&stop_trigger, 1, __ATOMIC_SEQ_CST);
-	if (trigger_started)
-		pthread_join(tr, NULL);
-	int bad = trigger_bad;
-	for (int i = 0; i < N_SETTERS; i++)
-		bad += setter_bad[i];
 	EXPECT_INT(bad, 0);
 	EXPECT_TRUE(triggered > 0);
 	/* both thresholds hold valid levels, and the gate follows a fresh set */

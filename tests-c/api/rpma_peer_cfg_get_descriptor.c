@@ -21,6 +21,15 @@ expect_untouched_except(const unsigned char *buf, size_t len, size_t idx)
 	EXPECT_TRUE(others /* no other byte of the buffer written */);
 }
 
+/* the descriptor of pcfg written into buf (0xAA before): buf[0] is want,
+ * no other byte written (a macro, so the checks name pcfg and buf) */
+#define EXPECT_DESC(pcfg, want) do { \
+	memset(buf, 0xAA, sizeof(buf)); \
+	EXPECT_INT(rpma_peer_cfg_get_descriptor(pcfg, buf), 0); \
+	EXPECT_INT(buf[0], want); \
+	expect_untouched_except(buf, sizeof(buf), 0); \
+} while (0)
+
 int
 main(void)
 {
@@ -38,17 +47,11 @@ main(void)
 	EXPECT_INT(rpma_peer_cfg_get_descriptor(NULL, NULL), RPMA_E_INVAL);
 
 	/* RETURN VALUE 0; default configuration: 0x00, one byte only */
-	memset(buf, 0xAA, sizeof(buf));
-	EXPECT_INT(rpma_peer_cfg_get_descriptor(pcfg, buf), 0);
-	EXPECT_INT(buf[0], 0x00);
-	expect_untouched_except(buf, sizeof(buf), 0);
+	EXPECT_DESC(pcfg, 0x00);
 
 	/* declared supported: 0x01 */
 	EXPECT_INT(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true), 0);
-	memset(buf, 0xAA, sizeof(buf));
-	EXPECT_INT(rpma_peer_cfg_get_descriptor(pcfg, buf), 0);
-	EXPECT_INT(buf[0], 0x01);
-	expect_untouched_except(buf, sizeof(buf), 0);
+	EXPECT_DESC(pcfg, 0x01);
 
 	/* a failed call leaves the buffer alone also for a supported config */
 	memset(buf, 0xAA, sizeof(buf));
@@ -63,10 +66,7 @@ main(void)
 
 	/* back to unsupported: 0x00 */
 	EXPECT_INT(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, false), 0);
-	memset(buf, 0xAA, sizeof(buf));
-	EXPECT_INT(rpma_peer_cfg_get_descriptor(pcfg, buf), 0);
-	EXPECT_INT(buf[0], 0x00);
-	expect_untouched_except(buf, sizeof(buf), 0);
+	EXPECT_DESC(pcfg, 0x00);
 
 	/* the size the descriptor occupies is the reported size */
 	size_t desc_size = 0;
@@ -79,10 +79,7 @@ main(void)
 		struct rpma_peer_cfg *remote = NULL;
 		t_note("configuration from descriptor byte 0x%02X", in[i]);
 		EXPECT_INT(rpma_peer_cfg_from_descriptor(&in[i], 1, &remote), 0);
-		memset(buf, 0xAA, sizeof(buf));
-		EXPECT_INT(rpma_peer_cfg_get_descriptor(remote, buf), 0);
-		EXPECT_INT(buf[0], in[i] != 0 ? 0x01 : 0x00);
-		expect_untouched_except(buf, sizeof(buf), 0);
+		EXPECT_DESC(remote, in[i] != 0 ? 0x01 : 0x00);
 		EXPECT_INT(rpma_peer_cfg_delete(&remote), 0);
 	}
 

@@ -7,6 +7,13 @@
  */
 #include "rpma_test.h"
 
+/* supported preset to reset, then read from pcfg: returns 0, gives want */
+#define EXPECT_SUPPORTED(pcfg, reset, want) do { \
+	supported = reset; \
+	EXPECT_INT(rpma_peer_cfg_get_direct_write_to_pmem(pcfg, &supported), 0); \
+	EXPECT_INT(supported, want); \
+} while (0)
+
 int
 main(void)
 {
@@ -26,15 +33,11 @@ main(void)
 	EXPECT_INT(rpma_peer_cfg_get_direct_write_to_pmem(NULL, NULL), RPMA_E_INVAL);
 
 	/* RETURN VALUE 0; a never-changed configuration reports false */
-	supported = true;
-	EXPECT_INT(rpma_peer_cfg_get_direct_write_to_pmem(pcfg, &supported), 0);
-	EXPECT_INT(supported, false);
+	EXPECT_SUPPORTED(pcfg, true, false);
 
 	/* the value last set */
 	EXPECT_INT(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true), 0);
-	supported = false;
-	EXPECT_INT(rpma_peer_cfg_get_direct_write_to_pmem(pcfg, &supported), 0);
-	EXPECT_INT(supported, true);
+	EXPECT_SUPPORTED(pcfg, false, true);
 
 	/* a failed call leaves *supported alone, also when pcfg is set */
 	supported = false;
@@ -42,14 +45,10 @@ main(void)
 	EXPECT_INT(supported, false);
 
 	EXPECT_INT(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, false), 0);
-	supported = true;
-	EXPECT_INT(rpma_peer_cfg_get_direct_write_to_pmem(pcfg, &supported), 0);
-	EXPECT_INT(supported, false);
+	EXPECT_SUPPORTED(pcfg, true, false);
 
 	/* reading twice gives the same answer */
-	supported = true;
-	EXPECT_INT(rpma_peer_cfg_get_direct_write_to_pmem(pcfg, &supported), 0);
-	EXPECT_INT(supported, false);
+	EXPECT_SUPPORTED(pcfg, true, false);
 
 	/* the value carried by a descriptor: 0 is false, any other byte true */
 	static const unsigned char bytes[] = {0x00, 0x01, 0x02, 0x80, 0xFF};
@@ -57,9 +56,7 @@ main(void)
 		struct rpma_peer_cfg *remote = NULL;
 		t_note("descriptor byte 0x%02X", bytes[i]);
 		EXPECT_INT(rpma_peer_cfg_from_descriptor(&bytes[i], 1, &remote), 0);
-		supported = bytes[i] == 0;
-		EXPECT_INT(rpma_peer_cfg_get_direct_write_to_pmem(remote, &supported), 0);
-		EXPECT_INT(supported, bytes[i] != 0);
+		EXPECT_SUPPORTED(remote, bytes[i] == 0, bytes[i] != 0);
 		EXPECT_INT(rpma_peer_cfg_delete(&remote), 0);
 	}
 

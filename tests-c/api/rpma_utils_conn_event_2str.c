@@ -9,17 +9,29 @@
 #include "text_threads.h"
 
 static const struct text_row table[] = {
-	{RPMA_CONN_UNDEFINED, "Undefined connection event"},
-	{RPMA_CONN_ESTABLISHED, "Connection established"},
-	{RPMA_CONN_CLOSED, "Connection closed"},
-	{RPMA_CONN_LOST, "Connection lost"},
-	{RPMA_CONN_REJECTED, "Connection rejected"},
-	{RPMA_CONN_UNREACHABLE, "Connection unreachable"},
-	{5, "Unsupported connection event"},
-	{-2, "Unsupported connection event"},
-	{INT_MAX, "Unsupported connection event"},
-	{INT_MIN, "Unsupported connection event"},
+	/* RETURN VALUE: the text of each event of enum rpma_conn_event */
+	TEXT_ROW(RPMA_CONN_UNDEFINED, "Undefined connection event"),
+	TEXT_ROW(RPMA_CONN_ESTABLISHED, "Connection established"),
+	TEXT_ROW(RPMA_CONN_CLOSED, "Connection closed"),
+	TEXT_ROW(RPMA_CONN_LOST, "Connection lost"),
+	TEXT_ROW(RPMA_CONN_REJECTED, "Connection rejected"),
+	TEXT_ROW(RPMA_CONN_UNREACHABLE, "Connection unreachable"),
+	/* the same values written as plain numbers -1..4 */
+	TEXT_ROW((enum rpma_conn_event)-1, "Undefined connection event"),
+	TEXT_ROW((enum rpma_conn_event)0, "Connection established"),
+	TEXT_ROW((enum rpma_conn_event)1, "Connection closed"),
+	TEXT_ROW((enum rpma_conn_event)2, "Connection lost"),
+	TEXT_ROW((enum rpma_conn_event)3, "Connection rejected"),
+	TEXT_ROW((enum rpma_conn_event)4, "Connection unreachable"),
+	/* any other value: one fixed text, never NULL, never an error */
+	TEXT_ROW((enum rpma_conn_event)5, "Unsupported connection event"),
+	TEXT_ROW((enum rpma_conn_event)6, "Unsupported connection event"),
+	TEXT_ROW((enum rpma_conn_event)-2, "Unsupported connection event"),
+	TEXT_ROW((enum rpma_conn_event)100, "Unsupported connection event"),
+	TEXT_ROW((enum rpma_conn_event)INT_MAX, "Unsupported connection event"),
+	TEXT_ROW((enum rpma_conn_event)INT_MIN, "Unsupported connection event"),
 };
+#define N_ROWS (sizeof(table) / sizeof(table[0]))
 
 static const char *
 event_text(int value)
@@ -32,29 +44,7 @@ main(void)
 {
 	t_begin();
 
-	/* RETURN VALUE: the text of each event of enum rpma_conn_event */
-	EXPECT_STR(rpma_utils_conn_event_2str(RPMA_CONN_UNDEFINED), "Undefined connection event");
-	EXPECT_STR(rpma_utils_conn_event_2str(RPMA_CONN_ESTABLISHED), "Connection established");
-	EXPECT_STR(rpma_utils_conn_event_2str(RPMA_CONN_CLOSED), "Connection closed");
-	EXPECT_STR(rpma_utils_conn_event_2str(RPMA_CONN_LOST), "Connection lost");
-	EXPECT_STR(rpma_utils_conn_event_2str(RPMA_CONN_REJECTED), "Connection rejected");
-	EXPECT_STR(rpma_utils_conn_event_2str(RPMA_CONN_UNREACHABLE), "Connection unreachable");
-
-	/* the same values written as plain numbers -1..4 */
-	EXPECT_STR(rpma_utils_conn_event_2str((enum rpma_conn_event)-1), "Undefined connection event");
-	EXPECT_STR(rpma_utils_conn_event_2str((enum rpma_conn_event)0), "Connection established");
-	EXPECT_STR(rpma_utils_conn_event_2str((enum rpma_conn_event)1), "Connection closed");
-	EXPECT_STR(rpma_utils_conn_event_2str((enum rpma_conn_event)2), "Connection lost");
-	EXPECT_STR(rpma_utils_conn_event_2str((enum rpma_conn_event)3), "Connection rejected");
-	EXPECT_STR(rpma_utils_conn_event_2str((enum rpma_conn_event)4), "Connection unreachable");
-
-	/* any other value: one fixed text, never NULL, never an error */
-	EXPECT_STR(rpma_utils_conn_event_2str((enum rpma_conn_event)5), "Unsupported connection event");
-	EXPECT_STR(rpma_utils_conn_event_2str((enum rpma_conn_event)6), "Unsupported connection event");
-	EXPECT_STR(rpma_utils_conn_event_2str((enum rpma_conn_event)-2), "Unsupported connection event");
-	EXPECT_STR(rpma_utils_conn_event_2str((enum rpma_conn_event)100), "Unsupported connection event");
-	EXPECT_STR(rpma_utils_conn_event_2str((enum rpma_conn_event)INT_MAX), "Unsupported connection event");
-	EXPECT_STR(rpma_utils_conn_event_2str((enum rpma_conn_event)INT_MIN), "Unsupported connection event");
+	expect_texts("rpma_utils_conn_event_2str", event_text, table, N_ROWS);
 
 	/* the strings are static: the same pointer every time, still valid later */
 	EXPECT_TRUE(rpma_utils_conn_event_2str(RPMA_CONN_LOST) ==
@@ -66,7 +56,7 @@ main(void)
 	EXPECT_STR(kept, "Connection closed");
 
 	/* NOTES: thread-safe -- many threads asking at once get the same texts */
-	expect_texts_from_threads(event_text, table, sizeof(table) / sizeof(table[0]));
+	expect_texts_from_threads(event_text, table, N_ROWS);
 
 	return t_end();
 }

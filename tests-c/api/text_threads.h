@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * text_threads.h -- the NOTES check of the *_2str tests: N_THREADS threads
- * at once ask N_ROUNDS times each for the text of a row of a table (a value
- * and the text it must give) and count the answers that differ.
+ * text_threads.h -- the checks of the *_2str tests, from one table of rows
+ * (a value and the text it must give): expect_texts() checks each row in
+ * turn, and in the NOTES check N_THREADS threads at once ask N_ROUNDS times
+ * each for the text of a row and count the answers that differ.
  */
 #ifndef TEXT_THREADS_H
 #define TEXT_THREADS_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "rpma_test.h"
@@ -18,7 +20,27 @@
 struct text_row {
 	int value;
 	const char *text;
+	const char *expr; /* the value as the table writes it */
 };
+
+/* TEXT_ROW(value, text): a row that keeps the source text of its value */
+#define TEXT_ROW(value, text) { (value), (text), #value }
+
+/*
+ * every row in order: the check that fn's text of the value is the row's
+ * text, printed as EXPECT_STR(fn(<value as written>), text) would print it
+ */
+static void
+expect_texts(const char *fn, const char *(*text_of)(int value),
+		const struct text_row *table, size_t n)
+{
+	char expr[256];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(expr, sizeof(expr), "%s(%s)", fn, table[i].expr);
+		t_str(__FILE__, __LINE__, expr, text_of(table[i].value), table[i].text);
+	}
+}
 
 static struct {
 	const char *(*text_of)(int value);
