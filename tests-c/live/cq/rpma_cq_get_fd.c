@@ -62,35 +62,29 @@ main(void)
 
 	t_note("readable once a completion arrives, until the event is taken");
 	EXPECT_TRUE(!cq_readable(fd, 0));
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x11)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x11);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_TRUE(cq_readable(fd, 0));
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x11, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_GOT(cq, wc, 0x11, IBV_WC_RDMA_WRITE);
 	EXPECT_TRUE(cq_readable(fd, 0) /* taking the completion leaves the event */);
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), 0);
 	EXPECT_TRUE(!cq_readable(fd, 0));
 
 	t_note("re-armed by rpma_cq_wait(3): readable at the next completion");
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x12)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x12);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), 0);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x12, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_GOT(cq, wc, 0x12, IBV_WC_RDMA_WRITE);
 	EXPECT_TRUE(!cq_readable(fd, 0));
 
 	t_note("in non-blocking mode too");
 	EXPECT_INT(cq_set_nonblock(fd), 0);
 	EXPECT_INT(rpma_cq_get_fd(cq, &again), 0);
 	EXPECT_TRUE(again == fd && !cq_blocking(again));
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x13)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x13);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_INT(rpma_cq_wait(cq), 0);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x13, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_GOT(cq, wc, 0x13, IBV_WC_RDMA_WRITE);
 	EXPECT_TRUE(!cq_readable(fd, 0));
 	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
 	cq_close(&conn);
@@ -114,17 +108,14 @@ main(void)
 	EXPECT_TRUE(cq_readable(rfd, C_WAIT_MS));
 	EXPECT_TRUE(!cq_readable(fd, 0));
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(rcq)), 0);
-	EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x21, IBV_WC_RECV);
+	CQ_EXPECT_GOT(rcq, wc, 0x21, IBV_WC_RECV);
 	EXPECT_TRUE(!cq_readable(rfd, 0));
 	t_note("a write makes only the main CQ's readable");
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x22)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x22);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_TRUE(!cq_readable(rfd, 0));
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), 0);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x22, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_GOT(cq, wc, 0x22, IBV_WC_RDMA_WRITE);
 	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
 	cq_close(&conn);
 	EXPECT_TRUE(!c_fd_open(fd) && !c_fd_open(rfd));
@@ -142,13 +133,11 @@ main(void)
 	EXPECT_TRUE(compl_fd == fd);
 	t_note("readable for a write and for a receive");
 	EXPECT_TRUE(!cq_readable(fd, 0));
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x31)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x31);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, 0, &woke, &is_rcq)), 0);
 	EXPECT_TRUE(woke == cq && !is_rcq);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x31, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_GOT(cq, wc, 0x31, IBV_WC_RDMA_WRITE);
 	EXPECT_TRUE(!cq_readable(fd, 0));
 	EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(0x32)), 0);
 	cq_cmd(CQ_SEND);
@@ -156,8 +145,7 @@ main(void)
 	EXPECT_TRUE(cq_readable(rfd, C_WAIT_MS));
 	EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, 0, &woke, &is_rcq)), 0);
 	EXPECT_TRUE(woke == rcq && is_rcq);
-	EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x32, IBV_WC_RECV);
+	CQ_EXPECT_GOT(rcq, wc, 0x32, IBV_WC_RECV);
 	EXPECT_TRUE(!cq_readable(fd, 0));
 	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
 	cq_close(&conn);

@@ -70,8 +70,7 @@ main(void)
 
 	t_note("a completion waits in the CQ (the CQ's descriptor says it arrived)");
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x11)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x11);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	t_note("ERRORS: RPMA_E_INVAL leaves it there, and *wc, *num_entries_got untouched");
 	EXPECT_INT(rpma_cq_get_wc(cq, 0, wcs, &got), RPMA_E_INVAL);
@@ -168,8 +167,7 @@ main(void)
 	EXPECT_TRUE(cq_poisoned(&wcs[1], 3));
 	EXPECT_TRUE(cq_holds(b + CQ_L_RECV, 0, CQ_MSG_LEN, CQ_SEED_SRV));
 	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), RPMA_E_NO_COMPLETION /* none on the main CQ */);
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x52)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x52);
 	EXPECT_INT(cq_get_wc_within(cq, 1, &wc, NULL), 0);
 	CQ_EXPECT_WC(wc, 0x52, IBV_WC_RDMA_WRITE);
 	EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);

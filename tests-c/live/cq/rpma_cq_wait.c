@@ -52,21 +52,18 @@ main(void)
 	for (round = 1; round <= 2; round++) {
 		t_note("round %d: an operation, a (blocking) wait, its completion", round);
 		if (round == 1)
-			EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8,
-					RPMA_F_COMPLETION_ALWAYS, CQ_CTX(0x11)), 0);
+			CQ_EXPECT_WRITE(conn, rw, mr, 0x11);
 		else
 			EXPECT_INT(rpma_read(conn, mr, CQ_L_READ, rw, 0, 8,
 					RPMA_F_COMPLETION_ALWAYS, CQ_CTX(0x12)), 0);
 		EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), 0);
 		EXPECT_TRUE(!cq_readable(fd, 0) /* the event was taken */);
-		EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-		CQ_EXPECT_WC(wc, 0x10 + round, round == 1 ? IBV_WC_RDMA_WRITE : IBV_WC_RDMA_READ);
+		CQ_EXPECT_GOT(cq, wc, 0x10 + round, round == 1 ? IBV_WC_RDMA_WRITE : IBV_WC_RDMA_READ);
 		EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
 	}
 
 	t_note("a completion taken without waiting: the next wait returns 0 all the same");
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x13)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x13);
 	EXPECT_INT(cq_get_wc_within(cq, 1, &wc, NULL), 0);
 	CQ_EXPECT_WC(wc, 0x13, IBV_WC_RDMA_WRITE);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS) /* its event */);
@@ -80,12 +77,10 @@ main(void)
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), RPMA_E_NO_COMPLETION);
 	for (round = 1; round <= 2; round++) {
 		t_note("round %d on the non-blocking descriptor: readable, wait, completion", round);
-		EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-				CQ_CTX(0x13 + round)), 0);
+		CQ_EXPECT_WRITE(conn, rw, mr, 0x13 + round);
 		EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 		EXPECT_INT(rpma_cq_wait(cq), 0);
-		EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-		CQ_EXPECT_WC(wc, 0x13 + round, IBV_WC_RDMA_WRITE);
+		CQ_EXPECT_GOT(cq, wc, 0x13 + round, IBV_WC_RDMA_WRITE);
 		EXPECT_INT(rpma_cq_wait(cq), RPMA_E_NO_COMPLETION);
 	}
 	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
@@ -105,8 +100,7 @@ main(void)
 		cq_cmd(CQ_SEND);
 		cq_expect_server_sent();
 		EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(rcq)), 0);
-		EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), 0);
-		CQ_EXPECT_WC(wc, 0x20 + round, IBV_WC_RECV);
+		CQ_EXPECT_GOT(rcq, wc, 0x20 + round, IBV_WC_RECV);
 		EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
 		EXPECT_TRUE(!cq_readable(rfd, 0));
 		EXPECT_TRUE(!cq_readable(fd, 0) /* nothing for the main CQ */);
@@ -122,16 +116,14 @@ main(void)
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), RPMA_E_SHARED_CHANNEL);
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(rcq)), RPMA_E_SHARED_CHANNEL);
 	t_note("also with an event pending, which is left for rpma_conn_wait(3)");
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x31)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x31);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_INT(rpma_cq_wait(cq), RPMA_E_SHARED_CHANNEL);
 	EXPECT_INT(rpma_cq_wait(rcq), RPMA_E_SHARED_CHANNEL);
 	EXPECT_TRUE(cq_readable(fd, 0) /* still pending */);
 	EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, 0, &woke, NULL)), 0);
 	EXPECT_TRUE(woke == cq);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x31, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_GOT(cq, wc, 0x31, IBV_WC_RDMA_WRITE);
 	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
 	cq_close(&conn);
 

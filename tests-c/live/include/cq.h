@@ -195,6 +195,20 @@ cq_data_arrived(const void *p, size_t start, size_t len, int seed)
 	EXPECT_INT((wc).wr_id, ctx); \
 } while (0)
 
+/* CQ_EXPECT_GOT(cq, wc, ctx, op): rpma_cq_get_wc() takes that completion into wc */
+#define CQ_EXPECT_GOT(cq, wc, ctx, op) do { \
+	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0); \
+	CQ_EXPECT_WC(wc, ctx, op); \
+} while (0)
+
+/*
+ * CQ_EXPECT_WRITE(conn, rw, mr, ctx): an 8-byte rpma_write() from
+ * CQ_L_WRITE of mr to the start of rw, with a completion of op_context
+ * CQ_CTX(ctx), is posted
+ */
+#define CQ_EXPECT_WRITE(conn, rw, mr, ctx) EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, \
+		RPMA_F_COMPLETION_ALWAYS, CQ_CTX(ctx)), 0)
+
 /* ---- the server (a child, see conn.h) ---- */
 
 /* the command pipe: parent -> server */
