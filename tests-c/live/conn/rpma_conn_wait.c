@@ -85,8 +85,7 @@ main(void)
 	mr = cq_local(peer, &buf);
 
 	t_note("1: the default configuration: no shared channel");
-	CQ_CONNECT_RW(conn, rw, peer, NULL);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_RW_CQ(conn, rw, peer, NULL, cq);
 	t_note("ERRORS: RPMA_E_INVAL for a NULL cq");
 	EXPECT_INT(rpma_conn_wait(conn, 0, NULL, &is_rcq), RPMA_E_INVAL);
 	EXPECT_INT(rpma_conn_wait(conn, 0, NULL, NULL), RPMA_E_INVAL);
@@ -101,8 +100,7 @@ main(void)
 	EXPECT_TRUE(cq_readable(fd, 0) /* the CQ's event is still there */);
 	CQ_EXPECT_GOT(cq, wc, 0x11, IBV_WC_RDMA_WRITE);
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), 0);
-	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
-	cq_close(&conn);
+	CQ_CLOSE_RW(conn, rw);
 
 	t_note("2: a receive CQ, no shared channel: RPMA_E_NOT_SHARED_CHNL");
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
@@ -113,8 +111,7 @@ main(void)
 
 	t_note("3: a shared channel and a receive CQ");
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	CQ_CONNECT_RW(conn, rw, peer, cfg);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_RW_CQ(conn, rw, peer, cfg, cq);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_conn_get_compl_fd(conn, &fd), 0);
 	EXPECT_TRUE(cq_blocking(fd));
@@ -148,9 +145,7 @@ main(void)
 	CQ_EXPECT_WRITE(conn, rw, mr, 0x51);
 	EXPECT_WOKE_ANY(-1, cq);
 	CQ_EXPECT_GOT(cq, wc, 0x51, IBV_WC_RDMA_WRITE);
-	EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(0x52)), 0);
-	cq_cmd(CQ_SEND);
-	cq_expect_server_sent();
+	CQ_EXPECT_RECV_SENT(conn, mr, 0x52);
 	EXPECT_WOKE_ANY(-1, rcq);
 	CQ_EXPECT_GOT(rcq, wc, 0x52, IBV_WC_RECV);
 
@@ -167,16 +162,12 @@ main(void)
 	EXPECT_INT(is_rcq, false);
 	CQ_EXPECT_GOT(cq, wc, 0x53, IBV_WC_RDMA_WRITE);
 	EXPECT_WAIT_FAILS(conn, 0, RPMA_E_NO_COMPLETION);
-	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
-	cq_close(&conn);
+	CQ_CLOSE_RW(conn, rw);
 
 	t_note("4: a shared channel, no receive CQ: a receive wakes it with the main CQ");
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 0), 0);
-	CQ_CONNECT(conn, peer, cfg);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
-	EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(0x61)), 0);
-	cq_cmd(CQ_SEND);
-	cq_expect_server_sent();
+	CQ_CONNECT_CQ(conn, peer, cfg, cq);
+	CQ_EXPECT_RECV_SENT(conn, mr, 0x61);
 	EXPECT_WOKE(0, cq, false);
 	CQ_EXPECT_GOT(cq, wc, 0x61, IBV_WC_RECV);
 	cq_close(&conn);

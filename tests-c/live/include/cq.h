@@ -444,6 +444,32 @@ cq_remote(const struct rpma_conn *conn, int which)
 } while (0)
 
 /*
+ * CQ_CONNECT_CQ(conn, peer, cfg, cq), CQ_CONNECT_RW_CQ(conn, rw, peer, cfg,
+ * cq): CQ_CONNECT(), CQ_CONNECT_RW() and the main CQ into cq
+ */
+#define CQ_CONNECT_CQ(conn, peer, cfg, cq) do { \
+	CQ_CONNECT(conn, peer, cfg); \
+	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0); \
+} while (0)
+#define CQ_CONNECT_RW_CQ(conn, rw, peer, cfg, cq) do { \
+	CQ_CONNECT_RW(conn, rw, peer, cfg); \
+	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0); \
+} while (0)
+
+/* CQ_CLOSE_RW(conn, rw): the end of CQ_CONNECT_RW(), rw deleted, conn closed */
+#define CQ_CLOSE_RW(conn, rw) do { \
+	EXPECT_INT(rpma_mr_remote_delete(&rw), 0); \
+	cq_close(&conn); \
+} while (0)
+
+/* CQ_EXPECT_RECV_SENT(conn, mr, ctx): a receive at CQ_L_RECV; the server sends */
+#define CQ_EXPECT_RECV_SENT(conn, mr, ctx) do { \
+	EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(ctx)), 0); \
+	cq_cmd(CQ_SEND); \
+	cq_expect_server_sent(); \
+} while (0)
+
+/*
  * parent: the client's buffer (*buf, page-aligned, zeroed but for the
  * write and send sources) registered with CQ_L_USAGE (checked)
  */

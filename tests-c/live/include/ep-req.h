@@ -291,11 +291,7 @@ er_accept(struct rpma_ep *ep)
 	return conn;
 }
 
-/*
- * server: a peer, listening on er_port() (the parent is told), and the
- * first request taken (reported as "next_conn_req"): 0, or the server's
- * exit status for what failed, 10 listening, 11 taking the request
- */
+/* server: a peer, er_listen(), the first request ("next_conn_req"); 0, or 10, 11 */
 T_UNUSED static int
 er_server_begin(struct rpma_peer **peer, struct rpma_ep **ep, struct rpma_conn_req **req)
 {
@@ -306,7 +302,7 @@ er_server_begin(struct rpma_peer **peer, struct rpma_ep **ep, struct rpma_conn_r
 	return *req == NULL ? 11 : 0;
 }
 
-/* server: er_server_begin(), but the request accepted (er_accept()) into *conn */
+/* server: the same, but with the request accepted (er_accept()) into *conn */
 T_UNUSED static int
 er_server_accept(struct rpma_peer **peer, struct rpma_ep **ep, struct rpma_conn **conn)
 {
@@ -348,11 +344,7 @@ er_expect_accepted(struct rpma_conn *conn)
 	er_expect_conn_up(conn);
 }
 
-/*
- * parent: the end of a case with a forked server: its endpoint shut down
- * (er_server_end()), the client's connection deleted, the server's exit
- * status 0
- */
+/* parent: the end of a case: er_server_end()'s shutdown, *conn_ptr deleted, the join */
 T_UNUSED static void
 er_expect_server_end(struct rpma_conn **conn_ptr)
 {
@@ -364,11 +356,7 @@ er_expect_server_end(struct rpma_conn **conn_ptr)
 	*conn_ptr = conn;
 }
 
-/*
- * The NULL cases of a destructor fn(&var) of what var points to: INVAL
- * for a NULL pointer, 0 for var NULL, which stays NULL. A macro, so that
- * the notes and lines name fn and var.
- */
+/* a destructor fn(&var): INVAL for NULL, 0 for var NULL (a macro: it names var) */
 #define ER_EXPECT_DESTRUCTOR_NULLS(fn, var) do { \
 	t_note("NULL " #var "_ptr"); \
 	EXPECT_INT(fn(NULL), RPMA_E_INVAL); \

@@ -134,10 +134,7 @@ mr_end(struct rpma_peer *peer, void *buf)
 	EXPECT_INT(mr_nlogs, 0); \
 } while (0)
 
-/*
- * The RETURN VALUE of such a getter: 0 and want on every call, whatever
- * var held before (the sentinel, then 0). A macro, like the one above.
- */
+/* its RETURN VALUE: 0 and want on every call, var preset to sentinel, then 0 */
 #define MR_EXPECT_GOT_TWICE(getter, obj, var, sentinel, want) do { \
 	var = sentinel; \
 	EXPECT_INT(getter(obj, &var), 0); \
@@ -148,11 +145,8 @@ mr_end(struct rpma_peer *peer, void *buf)
 } while (0)
 
 /*
- * ERRORS: RPMA_E_NOMEM. MR_NOMEM_RUN(out, call, untouched), in the body of
- * a t_in_child() (so that a crash cannot hide the other checks): call with
- * every allocation failing; out[] gets its return value, whether its
- * output kept the sentinel (untouched), the messages logged and whether
- * the injected failure was used.
+ * ERRORS: RPMA_E_NOMEM. In a t_in_child() body (a crash cannot hide the other
+ * checks): call with every malloc() failing; out[] gets what it did
  */
 enum { NOMEM_RET, NOMEM_UNTOUCHED, NOMEM_LOGS, NOMEM_USED, NOMEM_N };
 #define MR_NOMEM_RUN(out, call, untouched) do { \
@@ -199,12 +193,7 @@ mr_buf(size_t size)
 	return p;
 }
 
-/*
- * the start of a test: t_begin(), a peer (*peer), a zeroed page-aligned
- * buffer of size bytes (returned, for mr_end()), and then every message
- * captured from DEBUG on (after rpma_peer_new(), whose own INFO messages
- * are not ours to count)
- */
+/* t_begin(), *peer, a buffer (for mr_end()), then the log captured (not the peer's INFO) */
 static T_UNUSED char *
 mr_begin(struct rpma_peer **peer, size_t size)
 {
