@@ -85,8 +85,7 @@ main(void)
 	peer = c_start_serving(serve);
 	EXPECT_INT(rpma_log_set_function(c_log), 0);
 
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_CONNECT(conn, peer, NULL, NULL);
 	EXPECT_INT(rpma_conn_get_private_data(conn, &pd), 0);
 	EXPECT_INT(rpma_mr_remote_from_descriptor(pd.ptr, pd.len, &dst), 0);
 	EXPECT_INT(rpma_mr_remote_from_descriptor(read_only_desc, sizeof(read_only_desc),

@@ -59,8 +59,7 @@ main(void)
 	peer = c_start_serving(serve);
 
 	t_note("1: a closed connection");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_CONNECT(conn, peer, NULL, NULL);
 	EXPECT_INT(rpma_conn_get_event_fd(conn, &fd), 0);
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
 	c_expect_event(conn, RPMA_CONN_CLOSED);
@@ -72,8 +71,7 @@ main(void)
 	EXPECT_TRUE(conn == NULL);
 
 	t_note("2: an established connection, not disconnected");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_CONNECT(conn, peer, NULL, NULL);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 	EXPECT_TRUE(conn == NULL);
 	c_expect_server_event(RPMA_CONN_CLOSED);
@@ -81,8 +79,7 @@ main(void)
 	EXPECT_INT(SERVER(conn NULL), 1);
 
 	t_note("3: the server deletes after CLOSED without answering");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_CONNECT(conn, peer, NULL, NULL);
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
 	c_expect_server_event(RPMA_CONN_CLOSED);
 	EXPECT_INT(SERVER(rpma_conn_delete), 0);
@@ -91,8 +88,7 @@ main(void)
 	EXPECT_TRUE(conn == NULL);
 
 	t_note("4: a rejected connection");
-	conn = c_request(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_REQUEST(conn, peer, NULL, NULL);
 	c_expect_event(conn, RPMA_CONN_REJECTED);
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 	EXPECT_TRUE(conn == NULL);
@@ -101,8 +97,7 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 5), 0);
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	conn = c_connect(peer, cfg, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_CONNECT(conn, peer, cfg, NULL);
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 	EXPECT_INT(rpma_conn_get_event_fd(conn, &fd), 0);
 	EXPECT_INT(rpma_conn_get_compl_fd(conn, &compl_fd), 0);

@@ -45,8 +45,7 @@ main(void)
 	EXPECT_INT(c_nlogs, 0);
 
 	t_note("1: the client initiates");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_CONNECT(conn, peer, NULL, NULL);
 	/* RETURN VALUE: 0, and a NOTICE */
 	c_nlogs = 0;
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
@@ -66,8 +65,7 @@ main(void)
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 
 	t_note("2: a connection the server rejected");
-	conn = c_request(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_REQUEST(conn, peer, NULL, NULL);
 	c_expect_event(conn, RPMA_CONN_REJECTED);
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
 	EXPECT_TRUE(!c_event_pending(conn, 500) /* no event from it */);

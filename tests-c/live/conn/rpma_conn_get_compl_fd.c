@@ -66,8 +66,7 @@ main(void)
 	peer = c_start_serving(serve);
 
 	t_note("1: the default configuration");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_CONNECT(conn, peer, NULL, NULL);
 	/* ERRORS: RPMA_E_INVAL for a NULL fd, even without a shared channel */
 	EXPECT_INT(rpma_conn_get_compl_fd(conn, NULL), RPMA_E_INVAL);
 	/* ERRORS: RPMA_E_NOT_SHARED_CHNL, *fd untouched */
@@ -78,8 +77,7 @@ main(void)
 	EXPECT_TRUE(c_close(&conn));
 
 	t_note("2: the server has a shared channel");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_CONNECT(conn, peer, NULL, NULL);
 	EXPECT_INT(rpma_conn_get_compl_fd(conn, &fd), RPMA_E_NOT_SHARED_CHNL);
 	EXPECT_INT(SERVER(rpma_conn_get_compl_fd), 0);
 	EXPECT_INT(SERVER(an open fd), 1);
@@ -88,16 +86,14 @@ main(void)
 	t_note("3: a receive CQ, no shared channel");
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 4), 0);
-	conn = c_connect(peer, cfg, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_CONNECT(conn, peer, cfg, NULL);
 	EXPECT_INT(rpma_conn_get_compl_fd(conn, &fd), RPMA_E_NOT_SHARED_CHNL);
 	EXPECT_INT(fd, FD_SENTINEL);
 	EXPECT_TRUE(c_close(&conn));
 
 	t_note("4: a shared channel and a receive CQ");
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	conn = c_request(peer, cfg, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_REQUEST(conn, peer, cfg, NULL);
 	/* RETURN VALUE: 0 and an open descriptor, before ESTABLISHED already */
 	EXPECT_INT(rpma_conn_get_compl_fd(conn, &fd), 0);
 	EXPECT_TRUE(c_fd_open(fd));
@@ -112,8 +108,7 @@ main(void)
 	EXPECT_INT(poll(&p, 1, 0), 0);
 
 	t_note("5: another connection with the same configuration");
-	other = c_connect(peer, cfg, NULL);
-	EXPECT_TRUE(other != NULL);
+	C_CONNECT(other, peer, cfg, NULL);
 	EXPECT_INT(rpma_conn_get_compl_fd(other, &other_fd), 0);
 	EXPECT_TRUE(c_fd_open(other_fd));
 	EXPECT_TRUE(other_fd != fd);

@@ -66,8 +66,7 @@ main(void)
 	peer = c_start_serving(serve);
 
 	t_note("1: the default configuration");
-	conn = c_request(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_REQUEST(conn, peer, NULL, NULL);
 	/* ERRORS: RPMA_E_INVAL for a NULL cq_ptr */
 	EXPECT_INT(rpma_conn_get_cq(conn, NULL), RPMA_E_INVAL);
 	/* RETURN VALUE: 0 and the main CQ, before ESTABLISHED already */
@@ -80,8 +79,7 @@ main(void)
 	EXPECT_INT(SERVER(a CQ), 1);
 
 	t_note("2: another connection has a CQ of its own");
-	other = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(other != NULL);
+	C_CONNECT(other, peer, NULL, NULL);
 	EXPECT_INT(rpma_conn_get_cq(other, &other_cq), 0);
 	EXPECT_TRUE(other_cq != NULL && other_cq != CQ_SENTINEL && other_cq != cq);
 	EXPECT_TRUE(c_close(&conn));
@@ -91,8 +89,7 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 4), 0);
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	conn = c_connect(peer, cfg, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_CONNECT(conn, peer, cfg, NULL);
 	cq = CQ_SENTINEL;
 	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
 	EXPECT_TRUE(cq != NULL && cq != CQ_SENTINEL);
@@ -103,8 +100,7 @@ main(void)
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 
 	t_note("4: the server has a receive CQ");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_CONNECT(conn, peer, NULL, NULL);
 	EXPECT_INT(SERVER(rpma_conn_get_cq), 0);
 	EXPECT_INT(SERVER(a CQ, not the receive CQ), 1);
 	EXPECT_TRUE(c_close(&conn));

@@ -48,8 +48,7 @@ main(void)
 	peer = c_start_serving(serve);
 
 	t_note("a connection just requested");
-	conn = c_request(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_REQUEST(conn, peer, NULL, NULL);
 
 	/* ERRORS: RPMA_E_INVAL for a NULL fd */
 	EXPECT_INT(rpma_conn_get_event_fd(conn, NULL), RPMA_E_INVAL);
@@ -71,8 +70,7 @@ main(void)
 	EXPECT_TRUE(fd_again == fd);
 
 	t_note("a second connection has a descriptor of its own");
-	other = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(other != NULL);
+	C_CONNECT(other, peer, NULL, NULL);
 	EXPECT_INT(rpma_conn_get_event_fd(other, &other_fd), 0);
 	EXPECT_TRUE(c_fd_open(other_fd));
 	EXPECT_TRUE(other_fd != fd);

@@ -66,8 +66,7 @@ main(void)
 	peer = c_start_serving(serve);
 
 	t_note("1: data both ways");
-	conn = c_request(peer, NULL, &hello);
-	EXPECT_TRUE(conn != NULL);
+	C_REQUEST(conn, peer, NULL, &hello);
 	/* ERRORS: RPMA_E_INVAL for a NULL pdata */
 	EXPECT_INT(rpma_conn_get_private_data(conn, NULL), RPMA_E_INVAL);
 
@@ -112,8 +111,7 @@ main(void)
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 
 	t_note("2: a rejected connection has none");
-	conn = c_request(peer, NULL, &hello);
-	EXPECT_TRUE(conn != NULL);
+	C_REQUEST(conn, peer, NULL, &hello);
 	EXPECT_TRUE(c_event_is(conn, RPMA_CONN_REJECTED));
 	pd.ptr = PTR_SENTINEL;
 	pd.len = LEN_SENTINEL;

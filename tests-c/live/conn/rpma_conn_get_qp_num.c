@@ -46,8 +46,7 @@ main(void)
 
 	peer = c_start_serving(serve);
 
-	conn = c_request(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_REQUEST(conn, peer, NULL, NULL);
 	/* ERRORS: RPMA_E_INVAL for a NULL qp_num */
 	EXPECT_INT(rpma_conn_get_qp_num(conn, NULL), RPMA_E_INVAL);
 
@@ -59,8 +58,7 @@ main(void)
 	EXPECT_TRUE(again == qp);
 
 	/* a second connection has a queue pair of its own */
-	other = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(other != NULL);
+	C_CONNECT(other, peer, NULL, NULL);
 	EXPECT_INT(rpma_conn_get_qp_num(other, &other_qp), 0);
 	EXPECT_TRUE(other_qp != 0 && other_qp != QP_SENTINEL);
 	EXPECT_TRUE(other_qp != qp);

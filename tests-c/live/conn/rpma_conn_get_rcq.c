@@ -88,8 +88,7 @@ main(void)
 	peer = c_start_serving(serve);
 
 	t_note("no configuration: no receive CQ");
-	conn = c_request(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_REQUEST(conn, peer, NULL, NULL);
 	/* ERRORS: RPMA_E_INVAL for a NULL rcq_ptr */
 	EXPECT_INT(rpma_conn_get_rcq(conn, NULL), RPMA_E_INVAL);
 	/* RETURN VALUE: 0, and *rcq_ptr set to NULL, before ESTABLISHED already */
@@ -144,8 +143,7 @@ main(void)
 	}
 
 	t_note("the server with rcq_size 3");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_CONNECT(conn, peer, NULL, NULL);
 	expect_server(1);
 	EXPECT_TRUE(c_close(&conn));
 

@@ -61,8 +61,7 @@ main(void)
 	EXPECT_INT(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_NOTICE), 0);
 
 	t_note("1: established, then closed by the server");
-	conn = c_request(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_REQUEST(conn, peer, NULL, NULL);
 	EXPECT_TRUE(c_event_pending(conn, C_WAIT_MS));
 	/* ERRORS: RPMA_E_INVAL for a NULL event; the pending event stays */
 	c_nlogs = 0;
@@ -94,8 +93,7 @@ main(void)
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 
 	t_note("2: rejected by the server");
-	conn = c_request(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_REQUEST(conn, peer, NULL, NULL);
 	ev = EV_SENTINEL;
 	c_nlogs = 0;
 	EXPECT_INT(c_next_event(conn, C_WAIT_MS, &ev), 0);
@@ -114,8 +112,7 @@ main(void)
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 
 	t_note("4: a non-blocking event descriptor");
-	conn = c_request(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
+	C_REQUEST(conn, peer, NULL, NULL);
 	EXPECT_INT(rpma_conn_get_event_fd(conn, &fd), 0);
 	flags = fcntl(fd, F_GETFL);
 	EXPECT_INT(fcntl(fd, F_SETFL, flags | O_NONBLOCK), 0);

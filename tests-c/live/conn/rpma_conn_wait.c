@@ -39,6 +39,26 @@
 	EXPECT_TRUE(woke_ == CQ_SENTINEL); \
 } while (0)
 
+/*
+ * EXPECT_WOKE(flags, which, want_rcq): a bounded rpma_conn_wait() with
+ * *cq preset to CQ_SENTINEL and *is_rcq to !want_rcq returns 0, *cq =
+ * which and *is_rcq = want_rcq (into the variables woke and is_rcq of main())
+ */
+#define EXPECT_WOKE(flags, which, want_rcq) do { \
+	woke = CQ_SENTINEL; \
+	is_rcq = !(want_rcq); \
+	EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, flags, &woke, &is_rcq)), 0); \
+	EXPECT_TRUE(woke == which); \
+	EXPECT_INT(is_rcq, want_rcq); \
+} while (0)
+
+/* the same with is_rcq NULL */
+#define EXPECT_WOKE_ANY(flags, which) do { \
+	woke = CQ_SENTINEL; \
+	EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, flags, &woke, NULL)), 0); \
+	EXPECT_TRUE(woke == which); \
+} while (0)
+
 int
 main(void)
 {
@@ -65,8 +85,7 @@ main(void)
 	mr = cq_local(peer, &buf);
 
 	t_note("1: the default configuration: no shared channel");
-	CQ_CONNECT_RW(conn, rw, peer, NULL);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_RW_CQ(conn, rw, peer, NULL, cq);
 	t_note("ERRORS: RPMA_E_INVAL for a NULL cq");
 	EXPECT_INT(rpma_conn_wait(conn, 0, NULL, &is_rcq), RPMA_E_INVAL);
 	EXPECT_INT(rpma_conn_wait(conn, 0, NULL, NULL), RPMA_E_INVAL);
@@ -75,16 +94,13 @@ main(void)
 	EXPECT_WAIT_FAILS(conn, 0, RPMA_E_NOT_SHARED_CHNL);
 	t_note("also with a completion pending, which stays in the CQ");
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x11)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x11);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_WAIT_FAILS(conn, 0, RPMA_E_NOT_SHARED_CHNL);
 	EXPECT_TRUE(cq_readable(fd, 0) /* the CQ's event is still there */);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x11, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_GOT(cq, wc, 0x11, IBV_WC_RDMA_WRITE);
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), 0);
-	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
-	cq_close(&conn);
+	CQ_CLOSE_RW(conn, rw);
 
 	t_note("2: a receive CQ, no shared channel: RPMA_E_NOT_SHARED_CHNL");
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
@@ -95,8 +111,7 @@ main(void)
 
 	t_note("3: a shared channel and a receive CQ");
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	CQ_CONNECT_RW(conn, rw, peer, cfg);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_RW_CQ(conn, rw, peer, cfg, cq);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_conn_get_compl_fd(conn, &fd), 0);
 	EXPECT_TRUE(cq_blocking(fd));
@@ -107,14 +122,9 @@ main(void)
 		EXPECT_INT(SERVER(rpma_recv), 0);
 		EXPECT_INT(rpma_send(conn, mr, CQ_L_SEND, CQ_MSG_LEN, RPMA_F_COMPLETION_ALWAYS,
 				CQ_CTX(0x30 + round)), 0);
-		woke = CQ_SENTINEL;
-		is_rcq = true;
-		EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, 0, &woke, &is_rcq)), 0);
-		EXPECT_TRUE(woke == cq);
-		EXPECT_INT(is_rcq, false);
+		EXPECT_WOKE(0, cq, false);
 		EXPECT_TRUE(!cq_readable(fd, 0) /* the event was taken */);
-		EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-		CQ_EXPECT_WC(wc, 0x30 + round, IBV_WC_SEND);
+		CQ_EXPECT_GOT(cq, wc, 0x30 + round, IBV_WC_SEND);
 		EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
 		cq_cmd(CQ_RECV_DONE);
 		cq_expect_server_received();
@@ -124,67 +134,42 @@ main(void)
 		EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(0x40 + round)), 0);
 		cq_cmd(CQ_SEND_IMM);
 		cq_expect_server_sent();
-		woke = CQ_SENTINEL;
-		is_rcq = false;
-		EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, 123, &woke, &is_rcq)), 0);
-		EXPECT_TRUE(woke == rcq);
-		EXPECT_INT(is_rcq, true);
+		EXPECT_WOKE(123, rcq, true);
 		EXPECT_TRUE(!cq_readable(fd, 0));
-		EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), 0);
-		CQ_EXPECT_WC(wc, 0x40 + round, IBV_WC_RECV);
+		CQ_EXPECT_GOT(rcq, wc, 0x40 + round, IBV_WC_RECV);
 		EXPECT_INT(ntohl(wc.imm_data), CQ_IMM);
 		EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
 	}
 
 	t_note("is_rcq NULL, flags -1: a write, then a receive");
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x51)), 0);
-	woke = CQ_SENTINEL;
-	EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, -1, &woke, NULL)), 0);
-	EXPECT_TRUE(woke == cq);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x51, IBV_WC_RDMA_WRITE);
-	EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(0x52)), 0);
-	cq_cmd(CQ_SEND);
-	cq_expect_server_sent();
-	woke = CQ_SENTINEL;
-	EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, -1, &woke, NULL)), 0);
-	EXPECT_TRUE(woke == rcq);
-	EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x52, IBV_WC_RECV);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x51);
+	EXPECT_WOKE_ANY(-1, cq);
+	CQ_EXPECT_GOT(cq, wc, 0x51, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_RECV_SENT(conn, mr, 0x52);
+	EXPECT_WOKE_ANY(-1, rcq);
+	CQ_EXPECT_GOT(rcq, wc, 0x52, IBV_WC_RECV);
 
 	t_note("ERRORS: RPMA_E_NO_COMPLETION on the non-blocking descriptor, nothing pending");
 	EXPECT_INT(cq_set_nonblock(fd), 0);
 	EXPECT_WAIT_FAILS(conn, 0, RPMA_E_NO_COMPLETION);
 	t_note("and 0 on it once it is readable");
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x53)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x53);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	woke = CQ_SENTINEL;
 	is_rcq = true;
 	EXPECT_INT(rpma_conn_wait(conn, 0, &woke, &is_rcq), 0);
 	EXPECT_TRUE(woke == cq);
 	EXPECT_INT(is_rcq, false);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x53, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_GOT(cq, wc, 0x53, IBV_WC_RDMA_WRITE);
 	EXPECT_WAIT_FAILS(conn, 0, RPMA_E_NO_COMPLETION);
-	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
-	cq_close(&conn);
+	CQ_CLOSE_RW(conn, rw);
 
 	t_note("4: a shared channel, no receive CQ: a receive wakes it with the main CQ");
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 0), 0);
-	CQ_CONNECT(conn, peer, cfg);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
-	EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(0x61)), 0);
-	cq_cmd(CQ_SEND);
-	cq_expect_server_sent();
-	woke = CQ_SENTINEL;
-	is_rcq = true;
-	EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, 0, &woke, &is_rcq)), 0);
-	EXPECT_TRUE(woke == cq);
-	EXPECT_INT(is_rcq, false);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x61, IBV_WC_RECV);
+	CQ_CONNECT_CQ(conn, peer, cfg, cq);
+	CQ_EXPECT_RECV_SENT(conn, mr, 0x61);
+	EXPECT_WOKE(0, cq, false);
+	CQ_EXPECT_GOT(cq, wc, 0x61, IBV_WC_RECV);
 	cq_close(&conn);
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 

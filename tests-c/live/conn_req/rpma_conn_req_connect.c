@@ -31,18 +31,16 @@ static int
 server(void *arg)
 {
 	const struct scase *c = arg;
-	struct rpma_peer *peer = t_peer();
+	struct rpma_peer *peer;
 	struct rpma_ep *ep = NULL;
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = ER_SENTINEL_CONN;
 	struct rpma_conn_private_data pd = {NULL, 0};
 	struct rpma_conn_private_data bad = {accept_data, 0};
+	int failed = er_server_begin(&peer, &ep, &req);
 
-	if (er_listen(peer, &ep))
-		return 10;
-	er_put("next_conn_req", rpma_ep_next_conn_req(ep, NULL, &req));
-	if (req == NULL)
-		return 11;
+	if (failed)
+		return failed;
 	er_put("req_get_private_data", rpma_conn_req_get_private_data(req, &pd));
 	er_put("request private data", er_pdata_check(&pd, client_data, (size_t)c->client_len));
 
@@ -142,9 +140,7 @@ run_case(struct rpma_peer *peer, const struct scase *c)
 		EXPECT_INT(SRV("conn untouched"), 1);
 		break;
 	}
-	EXPECT_INT(SRV("ep_shutdown"), 0);
-	EXPECT_INT(rpma_conn_delete(&conn), 0);
-	EXPECT_INT(er_server_join(), 0);
+	er_expect_server_end(&conn);
 }
 
 /* a fresh outgoing request to port, for the cases that need no server */

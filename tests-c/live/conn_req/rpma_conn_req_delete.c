@@ -49,15 +49,8 @@ main(void)
 	struct rpma_conn *conn = NULL;
 	struct rpma_conn_cfg *cfg = NULL;
 
-	/* ERRORS: RPMA_E_INVAL for a NULL req_ptr */
-	t_note("NULL req_ptr");
-	EXPECT_INT(rpma_conn_req_delete(NULL), RPMA_E_INVAL);
-
-	/* *req_ptr NULL: nothing to do */
-	t_note("*req_ptr NULL");
-	req = NULL;
-	EXPECT_INT(rpma_conn_req_delete(&req), 0);
-	EXPECT_TRUE(req == NULL);
+	/* ERRORS: RPMA_E_INVAL for a NULL req_ptr; *req_ptr NULL: nothing to do */
+	ER_EXPECT_DESTRUCTOR_NULLS(rpma_conn_req_delete, req);
 
 	/* RETURN VALUE: 0, *req_ptr NULL (outgoing requests) */
 	t_note("an outgoing request");
@@ -97,9 +90,7 @@ main(void)
 	EXPECT_INT(SRV("errors logged"), 0);
 	EXPECT_INT(SRV("conn_req_delete again"), 0);
 	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_REJECTED");
-	EXPECT_INT(SRV("ep_shutdown"), 0);
-	EXPECT_INT(rpma_conn_delete(&conn), 0);
-	EXPECT_INT(er_server_join(), 0);
+	er_expect_server_end(&conn);
 
 	/* ERRORS: RPMA_E_PROVIDER, the rejection failed; *req_ptr NULL anyway */
 	t_note("an incoming request whose client has gone (forked server)");

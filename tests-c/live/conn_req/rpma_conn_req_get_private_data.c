@@ -24,17 +24,15 @@ static int
 server(void *arg)
 {
 	const struct scase *c = arg;
-	struct rpma_peer *peer = t_peer();
+	struct rpma_peer *peer;
 	struct rpma_ep *ep = NULL;
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 	struct rpma_conn_private_data pd = {ER_SENTINEL_PTR, 1}, pd2 = {NULL, 0};
+	int failed = er_server_begin(&peer, &ep, &req);
 
-	if (er_listen(peer, &ep))
-		return 10;
-	er_put("next_conn_req", rpma_ep_next_conn_req(ep, NULL, &req));
-	if (req == NULL)
-		return 11;
+	if (failed)
+		return failed;
 	er_put("NULL pdata", rpma_conn_req_get_private_data(req, NULL));
 	er_put("get_private_data", rpma_conn_req_get_private_data(req, &pd));
 	er_put("len", pd.len);
@@ -89,9 +87,7 @@ run_case(struct rpma_peer *peer, const struct scase *c)
 		er_expect_conn_up(conn);
 		er_expect_conn_down(conn);
 	}
-	EXPECT_INT(SRV("ep_shutdown"), 0);
-	EXPECT_INT(rpma_conn_delete(&conn), 0);
-	EXPECT_INT(er_server_join(), 0);
+	er_expect_server_end(&conn);
 }
 
 int

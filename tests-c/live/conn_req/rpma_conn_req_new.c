@@ -28,16 +28,14 @@ expect_fail(struct rpma_peer *peer, const char *addr, const char *port,
 static int
 server_accept(void *arg)
 {
-	(void) arg;
-	struct rpma_peer *peer = t_peer();
+	struct rpma_peer *peer;
 	struct rpma_ep *ep = NULL;
-	struct rpma_conn *conn;
+	struct rpma_conn *conn = NULL;
+	int failed = er_server_accept(&peer, &ep, &conn);
 
-	if (er_listen(peer, &ep))
-		return 10;
-	conn = er_accept(ep);
-	if (conn == NULL)
-		return 11;
+	(void) arg;
+	if (failed)
+		return failed;
 	er_put_conn_life(&conn);
 	return er_server_end(&ep, &peer, 12);
 }
@@ -138,13 +136,9 @@ main(void)
 	t_note("connect to a forked server");
 	er_server_start(server_accept, NULL);
 	struct rpma_conn *conn = er_connect(peer);
-	EXPECT_INT(SRV("next_conn_req"), 0);
-	EXPECT_INT(SRV("connect"), 0);
-	er_expect_conn_up(conn);
+	er_expect_accepted(conn);
 	er_expect_conn_down(conn);
-	EXPECT_INT(SRV("ep_shutdown"), 0);
-	EXPECT_INT(rpma_conn_delete(&conn), 0);
-	EXPECT_INT(er_server_join(), 0);
+	er_expect_server_end(&conn);
 
 	EXPECT_INT(rpma_peer_delete(&peer), 0);
 	EXPECT_INT(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);

@@ -80,9 +80,7 @@ main(void)
 	er_expect_conn_up(conn);
 	er_expect_conn_down(conn);
 	EXPECT_INT(SRV("mr_dereg"), 0);
-	EXPECT_INT(SRV("ep_shutdown"), 0);
-	EXPECT_INT(rpma_conn_delete(&conn), 0);
-	EXPECT_INT(er_server_join(), 0);
+	er_expect_server_end(&conn);
 
 	EXPECT_INT(rpma_mr_dereg(&mr), 0);
 	EXPECT_INT(rpma_peer_delete(&peer), 0);

@@ -46,8 +46,7 @@ main(void)
 	mr = cq_local(peer, &buf);
 
 	t_note("1: the default configuration");
-	CQ_CONNECT_RW(conn, rw, peer, NULL);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_RW_CQ(conn, rw, peer, NULL, cq);
 	t_note("ERRORS: RPMA_E_INVAL for a NULL fd");
 	EXPECT_INT(rpma_cq_get_fd(cq, NULL), RPMA_E_INVAL);
 	t_note("RETURN VALUE: 0 and an open descriptor");
@@ -62,45 +61,37 @@ main(void)
 
 	t_note("readable once a completion arrives, until the event is taken");
 	EXPECT_TRUE(!cq_readable(fd, 0));
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x11)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x11);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_TRUE(cq_readable(fd, 0));
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x11, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_GOT(cq, wc, 0x11, IBV_WC_RDMA_WRITE);
 	EXPECT_TRUE(cq_readable(fd, 0) /* taking the completion leaves the event */);
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), 0);
 	EXPECT_TRUE(!cq_readable(fd, 0));
 
 	t_note("re-armed by rpma_cq_wait(3): readable at the next completion");
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x12)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x12);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), 0);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x12, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_GOT(cq, wc, 0x12, IBV_WC_RDMA_WRITE);
 	EXPECT_TRUE(!cq_readable(fd, 0));
 
 	t_note("in non-blocking mode too");
 	EXPECT_INT(cq_set_nonblock(fd), 0);
 	EXPECT_INT(rpma_cq_get_fd(cq, &again), 0);
 	EXPECT_TRUE(again == fd && !cq_blocking(again));
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x13)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x13);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_INT(rpma_cq_wait(cq), 0);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x13, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_GOT(cq, wc, 0x13, IBV_WC_RDMA_WRITE);
 	EXPECT_TRUE(!cq_readable(fd, 0));
-	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
-	cq_close(&conn);
+	CQ_CLOSE_RW(conn, rw);
 	EXPECT_TRUE(!c_fd_open(fd) /* closed by rpma_conn_delete(3) */);
 
 	t_note("2: a receive CQ without a shared channel: a descriptor each");
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 4), 0);
-	CQ_CONNECT_RW(conn, rw, peer, cfg);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_RW_CQ(conn, rw, peer, cfg, cq);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
 	EXPECT_INT(rpma_cq_get_fd(rcq, &rfd), 0);
@@ -108,31 +99,24 @@ main(void)
 	EXPECT_TRUE(rfd != fd);
 	EXPECT_TRUE(cq_blocking(rfd));
 	t_note("a receive makes only the receive CQ's readable");
-	EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(0x21)), 0);
-	cq_cmd(CQ_SEND);
-	cq_expect_server_sent();
+	CQ_EXPECT_RECV_SENT(conn, mr, 0x21);
 	EXPECT_TRUE(cq_readable(rfd, C_WAIT_MS));
 	EXPECT_TRUE(!cq_readable(fd, 0));
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(rcq)), 0);
-	EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x21, IBV_WC_RECV);
+	CQ_EXPECT_GOT(rcq, wc, 0x21, IBV_WC_RECV);
 	EXPECT_TRUE(!cq_readable(rfd, 0));
 	t_note("a write makes only the main CQ's readable");
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x22)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x22);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_TRUE(!cq_readable(rfd, 0));
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), 0);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x22, IBV_WC_RDMA_WRITE);
-	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
-	cq_close(&conn);
+	CQ_EXPECT_GOT(cq, wc, 0x22, IBV_WC_RDMA_WRITE);
+	CQ_CLOSE_RW(conn, rw);
 	EXPECT_TRUE(!c_fd_open(fd) && !c_fd_open(rfd));
 
 	t_note("3: a shared channel and a receive CQ: one descriptor, the connection's");
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	CQ_CONNECT_RW(conn, rw, peer, cfg);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_RW_CQ(conn, rw, peer, cfg, cq);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
 	EXPECT_INT(rpma_cq_get_fd(rcq, &rfd), 0);
@@ -142,31 +126,24 @@ main(void)
 	EXPECT_TRUE(compl_fd == fd);
 	t_note("readable for a write and for a receive");
 	EXPECT_TRUE(!cq_readable(fd, 0));
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x31)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x31);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, 0, &woke, &is_rcq)), 0);
 	EXPECT_TRUE(woke == cq && !is_rcq);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x31, IBV_WC_RDMA_WRITE);
+	CQ_EXPECT_GOT(cq, wc, 0x31, IBV_WC_RDMA_WRITE);
 	EXPECT_TRUE(!cq_readable(fd, 0));
-	EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(0x32)), 0);
-	cq_cmd(CQ_SEND);
-	cq_expect_server_sent();
+	CQ_EXPECT_RECV_SENT(conn, mr, 0x32);
 	EXPECT_TRUE(cq_readable(rfd, C_WAIT_MS));
 	EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, 0, &woke, &is_rcq)), 0);
 	EXPECT_TRUE(woke == rcq && is_rcq);
-	EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x32, IBV_WC_RECV);
+	CQ_EXPECT_GOT(rcq, wc, 0x32, IBV_WC_RECV);
 	EXPECT_TRUE(!cq_readable(fd, 0));
-	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
-	cq_close(&conn);
+	CQ_CLOSE_RW(conn, rw);
 	EXPECT_TRUE(!c_fd_open(fd));
 
 	t_note("4: a shared channel without a receive CQ: the connection's descriptor");
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 0), 0);
-	CQ_CONNECT(conn, peer, cfg);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_CQ(conn, peer, cfg, cq);
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
 	EXPECT_INT(rpma_conn_get_compl_fd(conn, &compl_fd), 0);
 	EXPECT_TRUE(c_fd_open(fd));

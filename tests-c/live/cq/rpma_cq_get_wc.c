@@ -55,8 +55,7 @@ main(void)
 	b = buf;
 
 	t_note("1: the default configuration (no receive CQ)");
-	CQ_CONNECT_RW(conn, rw, peer, NULL);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_RW_CQ(conn, rw, peer, NULL, cq);
 	EXPECT_INT(rpma_conn_get_qp_num(conn, &qp_num), 0);
 
 	t_note("ERRORS: RPMA_E_NO_COMPLETION before anything was posted");
@@ -70,8 +69,7 @@ main(void)
 
 	t_note("a completion waits in the CQ (the CQ's descriptor says it arrived)");
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x11)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x11);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	t_note("ERRORS: RPMA_E_INVAL leaves it there, and *wc, *num_entries_got untouched");
 	EXPECT_INT(rpma_cq_get_wc(cq, 0, wcs, &got), RPMA_E_INVAL);
@@ -143,21 +141,17 @@ main(void)
 	EXPECT_TRUE(wc.qp_num == qp_num);
 	EXPECT_TRUE(cq_holds(b + CQ_L_RECV, 0, CQ_MSG_LEN, CQ_SEED_SRV));
 	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
-	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
-	cq_close(&conn);
+	CQ_CLOSE_RW(conn, rw);
 
 	t_note("2: a receive CQ: receives complete there, nothing else does");
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 4), 0);
-	CQ_CONNECT_RW(conn, rw, peer, cfg);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_RW_CQ(conn, rw, peer, cfg, cq);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_conn_get_qp_num(conn, &qp_num), 0);
 	EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
 	memset(b + CQ_L_RECV, 0, 64);
-	EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(0x51)), 0);
-	cq_cmd(CQ_SEND);
-	cq_expect_server_sent();
+	CQ_EXPECT_RECV_SENT(conn, mr, 0x51);
 	cq_poison(wcs, 4);
 	EXPECT_INT(cq_get_wc_within(rcq, 4, wcs, &got), 0);
 	EXPECT_INT(got, 1);
@@ -168,13 +162,11 @@ main(void)
 	EXPECT_TRUE(cq_poisoned(&wcs[1], 3));
 	EXPECT_TRUE(cq_holds(b + CQ_L_RECV, 0, CQ_MSG_LEN, CQ_SEED_SRV));
 	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), RPMA_E_NO_COMPLETION /* none on the main CQ */);
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x52)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x52);
 	EXPECT_INT(cq_get_wc_within(cq, 1, &wc, NULL), 0);
 	CQ_EXPECT_WC(wc, 0x52, IBV_WC_RDMA_WRITE);
 	EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
-	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
-	cq_close(&conn);
+	CQ_CLOSE_RW(conn, rw);
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 
 	t_note("3: failed operations: entries with an error status, return value 0");

@@ -44,29 +44,25 @@ main(void)
 	mr = cq_local(peer, &buf);
 
 	t_note("1: the default configuration: the CQ has a channel of its own");
-	CQ_CONNECT_RW(conn, rw, peer, NULL);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_RW_CQ(conn, rw, peer, NULL, cq);
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
 	EXPECT_TRUE(cq_blocking(fd));
 
 	for (round = 1; round <= 2; round++) {
 		t_note("round %d: an operation, a (blocking) wait, its completion", round);
 		if (round == 1)
-			EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8,
-					RPMA_F_COMPLETION_ALWAYS, CQ_CTX(0x11)), 0);
+			CQ_EXPECT_WRITE(conn, rw, mr, 0x11);
 		else
 			EXPECT_INT(rpma_read(conn, mr, CQ_L_READ, rw, 0, 8,
 					RPMA_F_COMPLETION_ALWAYS, CQ_CTX(0x12)), 0);
 		EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), 0);
 		EXPECT_TRUE(!cq_readable(fd, 0) /* the event was taken */);
-		EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-		CQ_EXPECT_WC(wc, 0x10 + round, round == 1 ? IBV_WC_RDMA_WRITE : IBV_WC_RDMA_READ);
+		CQ_EXPECT_GOT(cq, wc, 0x10 + round, round == 1 ? IBV_WC_RDMA_WRITE : IBV_WC_RDMA_READ);
 		EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
 	}
 
 	t_note("a completion taken without waiting: the next wait returns 0 all the same");
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x13)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x13);
 	EXPECT_INT(cq_get_wc_within(cq, 1, &wc, NULL), 0);
 	CQ_EXPECT_WC(wc, 0x13, IBV_WC_RDMA_WRITE);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS) /* its event */);
@@ -80,33 +76,26 @@ main(void)
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), RPMA_E_NO_COMPLETION);
 	for (round = 1; round <= 2; round++) {
 		t_note("round %d on the non-blocking descriptor: readable, wait, completion", round);
-		EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-				CQ_CTX(0x13 + round)), 0);
+		CQ_EXPECT_WRITE(conn, rw, mr, 0x13 + round);
 		EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 		EXPECT_INT(rpma_cq_wait(cq), 0);
-		EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-		CQ_EXPECT_WC(wc, 0x13 + round, IBV_WC_RDMA_WRITE);
+		CQ_EXPECT_GOT(cq, wc, 0x13 + round, IBV_WC_RDMA_WRITE);
 		EXPECT_INT(rpma_cq_wait(cq), RPMA_E_NO_COMPLETION);
 	}
-	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
-	cq_close(&conn);
+	CQ_CLOSE_RW(conn, rw);
 
 	t_note("2: a receive CQ: a wait on it for a receive, the main CQ stays quiet");
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 4), 0);
-	CQ_CONNECT(conn, peer, cfg);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_CQ(conn, peer, cfg, cq);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_cq_get_fd(cq, &fd), 0);
 	EXPECT_INT(rpma_cq_get_fd(rcq, &rfd), 0);
 	for (round = 1; round <= 2; round++) {
 		t_note("round %d: a receive, a wait on the receive CQ, its completion", round);
-		EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(0x20 + round)), 0);
-		cq_cmd(CQ_SEND);
-		cq_expect_server_sent();
+		CQ_EXPECT_RECV_SENT(conn, mr, 0x20 + round);
 		EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(rcq)), 0);
-		EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), 0);
-		CQ_EXPECT_WC(wc, 0x20 + round, IBV_WC_RECV);
+		CQ_EXPECT_GOT(rcq, wc, 0x20 + round, IBV_WC_RECV);
 		EXPECT_INT(rpma_cq_get_wc(rcq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
 		EXPECT_TRUE(!cq_readable(rfd, 0));
 		EXPECT_TRUE(!cq_readable(fd, 0) /* nothing for the main CQ */);
@@ -115,30 +104,25 @@ main(void)
 
 	t_note("3: a shared channel and a receive CQ: RPMA_E_SHARED_CHANNEL for both");
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	CQ_CONNECT_RW(conn, rw, peer, cfg);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_RW_CQ(conn, rw, peer, cfg, cq);
 	EXPECT_INT(rpma_conn_get_rcq(conn, &rcq), 0);
 	EXPECT_INT(rpma_conn_get_compl_fd(conn, &fd), 0);
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), RPMA_E_SHARED_CHANNEL);
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(rcq)), RPMA_E_SHARED_CHANNEL);
 	t_note("also with an event pending, which is left for rpma_conn_wait(3)");
-	EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, RPMA_F_COMPLETION_ALWAYS,
-			CQ_CTX(0x31)), 0);
+	CQ_EXPECT_WRITE(conn, rw, mr, 0x31);
 	EXPECT_TRUE(cq_readable(fd, C_WAIT_MS));
 	EXPECT_INT(rpma_cq_wait(cq), RPMA_E_SHARED_CHANNEL);
 	EXPECT_INT(rpma_cq_wait(rcq), RPMA_E_SHARED_CHANNEL);
 	EXPECT_TRUE(cq_readable(fd, 0) /* still pending */);
 	EXPECT_INT(CQ_BOUNDED(rpma_conn_wait(conn, 0, &woke, NULL)), 0);
 	EXPECT_TRUE(woke == cq);
-	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
-	CQ_EXPECT_WC(wc, 0x31, IBV_WC_RDMA_WRITE);
-	EXPECT_INT(rpma_mr_remote_delete(&rw), 0);
-	cq_close(&conn);
+	CQ_EXPECT_GOT(cq, wc, 0x31, IBV_WC_RDMA_WRITE);
+	CQ_CLOSE_RW(conn, rw);
 
 	t_note("4: a shared channel without a receive CQ: RPMA_E_SHARED_CHANNEL");
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 0), 0);
-	CQ_CONNECT(conn, peer, cfg);
-	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0);
+	CQ_CONNECT_CQ(conn, peer, cfg, cq);
 	EXPECT_INT(CQ_BOUNDED(rpma_cq_wait(cq)), RPMA_E_SHARED_CHANNEL);
 	cq_close(&conn);
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);

@@ -212,6 +212,19 @@ c_connect(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
 }
 
 /*
+ * parent: conn = c_request() / c_connect(), and a check that it is there;
+ * macros, so that the check names the caller's variable
+ */
+#define C_REQUEST(conn, peer, cfg, pdata) do { \
+	conn = c_request(peer, cfg, pdata); \
+	EXPECT_TRUE(conn != NULL); \
+} while (0)
+#define C_CONNECT(conn, peer, cfg, pdata) do { \
+	conn = c_connect(peer, cfg, pdata); \
+	EXPECT_TRUE(conn != NULL); \
+} while (0)
+
+/*
  * Ends a connection the way upstream's examples do: disconnect, wait for
  * CLOSED, delete. 1 when all three behaved.
  */

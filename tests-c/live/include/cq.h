@@ -195,6 +195,20 @@ cq_data_arrived(const void *p, size_t start, size_t len, int seed)
 	EXPECT_INT((wc).wr_id, ctx); \
 } while (0)
 
+/* CQ_EXPECT_GOT(cq, wc, ctx, op): rpma_cq_get_wc() takes that completion into wc */
+#define CQ_EXPECT_GOT(cq, wc, ctx, op) do { \
+	EXPECT_INT(rpma_cq_get_wc(cq, 1, &wc, NULL), 0); \
+	CQ_EXPECT_WC(wc, ctx, op); \
+} while (0)
+
+/*
+ * CQ_EXPECT_WRITE(conn, rw, mr, ctx): an 8-byte rpma_write() from
+ * CQ_L_WRITE of mr to the start of rw, with a completion of op_context
+ * CQ_CTX(ctx), is posted
+ */
+#define CQ_EXPECT_WRITE(conn, rw, mr, ctx) EXPECT_INT(rpma_write(conn, rw, 0, mr, CQ_L_WRITE, 8, \
+		RPMA_F_COMPLETION_ALWAYS, CQ_CTX(ctx)), 0)
+
 /* ---- the server (a child, see conn.h) ---- */
 
 /* the command pipe: parent -> server */
@@ -427,6 +441,32 @@ cq_remote(const struct rpma_conn *conn, int which)
 	CQ_CONNECT(conn, peer, cfg); \
 	rw = cq_remote(conn, CQ_RW); \
 	EXPECT_TRUE(rw != NULL); \
+} while (0)
+
+/*
+ * CQ_CONNECT_CQ(conn, peer, cfg, cq), CQ_CONNECT_RW_CQ(conn, rw, peer, cfg,
+ * cq): CQ_CONNECT(), CQ_CONNECT_RW() and the main CQ into cq
+ */
+#define CQ_CONNECT_CQ(conn, peer, cfg, cq) do { \
+	CQ_CONNECT(conn, peer, cfg); \
+	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0); \
+} while (0)
+#define CQ_CONNECT_RW_CQ(conn, rw, peer, cfg, cq) do { \
+	CQ_CONNECT_RW(conn, rw, peer, cfg); \
+	EXPECT_INT(rpma_conn_get_cq(conn, &cq), 0); \
+} while (0)
+
+/* CQ_CLOSE_RW(conn, rw): the end of CQ_CONNECT_RW(), rw deleted, conn closed */
+#define CQ_CLOSE_RW(conn, rw) do { \
+	EXPECT_INT(rpma_mr_remote_delete(&rw), 0); \
+	cq_close(&conn); \
+} while (0)
+
+/* CQ_EXPECT_RECV_SENT(conn, mr, ctx): a receive at CQ_L_RECV; the server sends */
+#define CQ_EXPECT_RECV_SENT(conn, mr, ctx) do { \
+	EXPECT_INT(rpma_recv(conn, mr, CQ_L_RECV, 64, CQ_CTX(ctx)), 0); \
+	cq_cmd(CQ_SEND); \
+	cq_expect_server_sent(); \
 } while (0)
 
 /*

@@ -187,6 +187,17 @@ er_server_start(int (*fn)(void *arg), void *arg)
 	er_pipe[1] = -1;
 }
 
+/* t_server_join(), then closes the report pipe */
+T_UNUSED static int
+er_server_join(void)
+{
+	int r = t_server_join();
+
+	close(er_pipe[0]);
+	er_pipe[0] = -1;
+	return r;
+}
+
 /* in the server: send one tagged value to the parent */
 struct er_rec {
 	char tag[56];
@@ -280,6 +291,28 @@ er_accept(struct rpma_ep *ep)
 	return conn;
 }
 
+/* server: a peer, er_listen(), the first request ("next_conn_req"); 0, or 10, 11 */
+T_UNUSED static int
+er_server_begin(struct rpma_peer **peer, struct rpma_ep **ep, struct rpma_conn_req **req)
+{
+	*peer = t_peer();
+	if (er_listen(*peer, ep))
+		return 10;
+	er_put("next_conn_req", rpma_ep_next_conn_req(*ep, NULL, req));
+	return *req == NULL ? 11 : 0;
+}
+
+/* server: the same, but with the request accepted (er_accept()) into *conn */
+T_UNUSED static int
+er_server_accept(struct rpma_peer **peer, struct rpma_ep **ep, struct rpma_conn **conn)
+{
+	*peer = t_peer();
+	if (er_listen(*peer, ep))
+		return 10;
+	*conn = er_accept(*ep);
+	return *conn == NULL ? 11 : 0;
+}
+
 /* parent: ESTABLISHED on conn, then on the server's side */
 T_UNUSED static void
 er_expect_conn_up(struct rpma_conn *conn)
@@ -301,6 +334,37 @@ er_expect_conn_down(struct rpma_conn *conn)
 	EXPECT_INT(SRV("disconnect"), 0);
 	EXPECT_INT(SRV("conn_delete"), 0);
 }
+
+/* parent: what the server's er_server_accept() reported, then er_expect_conn_up() */
+T_UNUSED static void
+er_expect_accepted(struct rpma_conn *conn)
+{
+	EXPECT_INT(SRV("next_conn_req"), 0);
+	EXPECT_INT(SRV("connect"), 0);
+	er_expect_conn_up(conn);
+}
+
+/* parent: the end of a case: er_server_end()'s shutdown, *conn_ptr deleted, the join */
+T_UNUSED static void
+er_expect_server_end(struct rpma_conn **conn_ptr)
+{
+	struct rpma_conn *conn = *conn_ptr;
+
+	EXPECT_INT(SRV("ep_shutdown"), 0);
+	EXPECT_INT(rpma_conn_delete(&conn), 0);
+	EXPECT_INT(er_server_join(), 0);
+	*conn_ptr = conn;
+}
+
+/* a destructor fn(&var): INVAL for NULL, 0 for var NULL (a macro: it names var) */
+#define ER_EXPECT_DESTRUCTOR_NULLS(fn, var) do { \
+	t_note("NULL " #var "_ptr"); \
+	EXPECT_INT(fn(NULL), RPMA_E_INVAL); \
+	t_note("*" #var "_ptr NULL"); \
+	var = NULL; \
+	EXPECT_INT(fn(&var), 0); \
+	EXPECT_TRUE(var == NULL); \
+} while (0)
 
 /* parent: a client of the current server, without private data */
 T_UNUSED static struct rpma_conn *
@@ -382,17 +446,6 @@ er_expect_recvs(void)
 	EXPECT_INT(SRV("recv op_context NULL"), 0);
 	EXPECT_INT(SRV("recv len 0"), 0);
 	EXPECT_INT(SRV("recv beyond the region"), 0);
-}
-
-/* t_server_join(), then closes the report pipe */
-T_UNUSED static int
-er_server_join(void)
-{
-	int r = t_server_join();
-
-	close(er_pipe[0]);
-	er_pipe[0] = -1;
-	return r;
 }
 
 /* --- what the library logs --------------------------------------------- */

@@ -134,6 +134,44 @@ mr_end(struct rpma_peer *peer, void *buf)
 	EXPECT_INT(mr_nlogs, 0); \
 } while (0)
 
+/* its RETURN VALUE: 0 and want on every call, var preset to sentinel, then 0 */
+#define MR_EXPECT_GOT_TWICE(getter, obj, var, sentinel, want) do { \
+	var = sentinel; \
+	EXPECT_INT(getter(obj, &var), 0); \
+	EXPECT_INT(var, want); \
+	var = 0; \
+	EXPECT_INT(getter(obj, &var), 0); \
+	EXPECT_INT(var, want); \
+} while (0)
+
+/*
+ * ERRORS: RPMA_E_NOMEM. In a t_in_child() body (a crash cannot hide the other
+ * checks): call with every malloc() failing; out[] gets what it did
+ */
+enum { NOMEM_RET, NOMEM_UNTOUCHED, NOMEM_LOGS, NOMEM_USED, NOMEM_N };
+#define MR_NOMEM_RUN(out, call, untouched) do { \
+	mr_nlogs = 0; \
+	t_malloc_fail(T_MALLOC_FAIL_ALL); \
+	out[NOMEM_RET] = (call); \
+	t_malloc_fail(0); \
+	out[NOMEM_UNTOUCHED] = (untouched); \
+	out[NOMEM_LOGS] = mr_nlogs; \
+	out[NOMEM_USED] = t_malloc_failed() > 0; \
+} while (0)
+
+/* parent: runs nomem_body (MR_NOMEM_RUN()) in a child; NOMEM, nothing logged */
+static T_UNUSED void
+mr_expect_nomem(void (*nomem_body)(long long *out, int n))
+{
+	long long res[NOMEM_N] = {0, 0, -1, 0};
+
+	EXPECT_INT(t_in_child(nomem_body, res, NOMEM_N), 0);
+	EXPECT_TRUE(res[NOMEM_USED] /* the injected failure was used */);
+	EXPECT_INT(res[NOMEM_RET], RPMA_E_NOMEM);
+	EXPECT_TRUE(res[NOMEM_UNTOUCHED] /* mr_ptr untouched after NOMEM */);
+	EXPECT_INT(res[NOMEM_LOGS] /* messages logged */, 0);
+}
+
 /* true when the message starts with prefix (the rest may be errno text) */
 static T_UNUSED int
 mr_starts_with(const char *message, const char *prefix)
@@ -153,6 +191,19 @@ mr_buf(size_t size)
 	}
 	memset(p, 0, size);
 	return p;
+}
+
+/* t_begin(), *peer, a buffer (for mr_end()), then the log captured (not the peer's INFO) */
+static T_UNUSED char *
+mr_begin(struct rpma_peer **peer, size_t size)
+{
+	char *buf;
+
+	t_begin();
+	*peer = t_peer();
+	buf = mr_buf(size);
+	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
+	return buf;
 }
 
 /* the n-byte little-endian number at p */

@@ -20,6 +20,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/verbs.h>
@@ -168,6 +169,20 @@ up_device_atomic_write_capable(struct ibv_context *ctx)
 	if (up_query_device_ex(ctx, &attr))
 		return -1;
 	return (attr.device_cap_flags_ex & UP_DEVICE_ATOMIC_WRITE) != 0;
+}
+
+/*
+ * value, which came from one of the two queries above; ends the test
+ * (status 2) when it is -1: the device's capabilities (what) are unknown
+ */
+static int T_UNUSED
+up_known(int value, const char *what)
+{
+	if (value < 0) {
+		fprintf(stderr, "live test setup: cannot query the device's %s\n", what);
+		exit(2);
+	}
+	return value;
 }
 
 #endif /* RPMA_LIVE_UTILS_PEER_H */

@@ -30,12 +30,8 @@ expect_nosupp(size_t offset, size_t len, int advice, uint32_t flags)
 int
 main(void)
 {
-	t_begin();
-
-	struct rpma_peer *peer = t_peer();
-	char *buf = mr_buf(BUF_SIZE);
-
-	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
+	struct rpma_peer *peer;
+	char *buf = mr_begin(&peer, BUF_SIZE);
 
 	EXPECT_INT(rpma_mr_reg(peer, buf, BUF_SIZE, MR_USAGE_ALL, &mr), 0);
 

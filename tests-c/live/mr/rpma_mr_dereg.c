@@ -14,13 +14,9 @@
 int
 main(void)
 {
-	t_begin();
-
-	struct rpma_peer *peer = t_peer();
-	char *buf = mr_buf(BUF_SIZE);
+	struct rpma_peer *peer;
+	char *buf = mr_begin(&peer, BUF_SIZE);
 	struct rpma_mr_local *mr = NULL;
-
-	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
 
 	/* ERRORS: INVAL for a NULL mr_ptr; DESCRIPTION: *mr_ptr NULL is accepted */
 	MR_EXPECT_DESTRUCTOR_NULLS(rpma_mr_dereg, mr);

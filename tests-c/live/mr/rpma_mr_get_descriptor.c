@@ -62,14 +62,9 @@ check_layout(void *ptr, size_t size, int usage)
 int
 main(void)
 {
-	t_begin();
-
-	peer = t_peer();
-	char *buf = mr_buf(BUF_SIZE);
+	char *buf = mr_begin(&peer, BUF_SIZE);
 	struct rpma_mr_local *mr = NULL;
 	unsigned char out[OUT_SIZE];
-
-	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
 
 	EXPECT_INT(rpma_mr_reg(peer, buf, BUF_SIZE, MR_USAGE_ALL, &mr), 0);
 

@@ -28,14 +28,9 @@ check_size(void *ptr, size_t size, int usage)
 int
 main(void)
 {
-	t_begin();
-
-	peer = t_peer();
-	char *buf = mr_buf(BUF_SIZE);
+	char *buf = mr_begin(&peer, BUF_SIZE);
 	struct rpma_mr_local *mr = NULL;
 	size_t desc_size;
-
-	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
 
 	EXPECT_INT(rpma_mr_reg(peer, buf, BUF_SIZE, MR_USAGE_ALL, &mr), 0);
 

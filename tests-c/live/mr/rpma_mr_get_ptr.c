@@ -34,14 +34,9 @@ check_ptr(void *ptr, size_t size, int usage)
 int
 main(void)
 {
-	t_begin();
-
-	peer = t_peer();
-	char *buf = mr_buf(BUF_SIZE);
+	char *buf = mr_begin(&peer, BUF_SIZE);
 	struct rpma_mr_local *mr = NULL;
 	void *ptr;
-
-	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
 
 	EXPECT_INT(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_READ_SRC, &mr), 0);
 

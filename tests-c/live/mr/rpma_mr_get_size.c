@@ -34,14 +34,9 @@ check_size(void *ptr, size_t size, int usage)
 int
 main(void)
 {
-	t_begin();
-
-	peer = t_peer();
-	char *buf = mr_buf(BUF_SIZE);
+	char *buf = mr_begin(&peer, BUF_SIZE);
 	struct rpma_mr_local *mr = NULL;
 	size_t size;
-
-	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
 
 	EXPECT_INT(rpma_mr_reg(peer, buf, 8192, RPMA_MR_USAGE_READ_SRC, &mr), 0);
 
@@ -51,12 +46,7 @@ main(void)
 
 	/* RETURN VALUE: 0 and the registered size, on every call */
 	t_note("the registered size");
-	size = SENTINEL_SIZE;
-	EXPECT_INT(rpma_mr_get_size(mr, &size), 0);
-	EXPECT_INT(size, 8192);
-	size = 0;
-	EXPECT_INT(rpma_mr_get_size(mr, &size), 0);
-	EXPECT_INT(size, 8192);
+	MR_EXPECT_GOT_TWICE(rpma_mr_get_size, mr, size, SENTINEL_SIZE, 8192);
 	EXPECT_INT(mr_nlogs, 0);
 	EXPECT_INT(rpma_mr_dereg(&mr), 0);
 

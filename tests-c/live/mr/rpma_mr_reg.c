@@ -65,33 +65,21 @@ expect_reg_provider(void *ptr, size_t size, int usage)
 	EXPECT_TRUE(mr_logs[0].message[strlen(mr_logs[0].message) - 1] == '\n');
 }
 
-/* NOMEM: every allocation fails, in a child so a crash cannot hide the rest */
-enum { NOMEM_RET, NOMEM_UNTOUCHED, NOMEM_LOGS, NOMEM_USED, NOMEM_N };
-
+/* NOMEM: every allocation fails (see mr_expect_nomem()) */
 static void
 nomem_body(long long *out, int n)
 {
 	struct rpma_mr_local *mr = SENTINEL_LOCAL;
 
 	(void) n;
-	mr_nlogs = 0;
-	t_malloc_fail(T_MALLOC_FAIL_ALL);
-	out[NOMEM_RET] = rpma_mr_reg(peer, buf, BUF_SIZE, MR_USAGE_ALL, &mr);
-	t_malloc_fail(0);
-	out[NOMEM_UNTOUCHED] = mr == SENTINEL_LOCAL;
-	out[NOMEM_LOGS] = mr_nlogs;
-	out[NOMEM_USED] = t_malloc_failed() > 0;
+	MR_NOMEM_RUN(out, rpma_mr_reg(peer, buf, BUF_SIZE, MR_USAGE_ALL, &mr),
+			mr == SENTINEL_LOCAL);
 }
 
 int
 main(void)
 {
-	t_begin();
-
-	peer = t_peer();
-	buf = mr_buf(BUF_SIZE);
-	/* after rpma_peer_new(), whose own INFO messages are not ours to count */
-	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
+	buf = mr_begin(&peer, BUF_SIZE);
 
 	/* ERRORS: INVAL for NULL peer, ptr or mr_ptr and for size 0 */
 	expect_reg_fails("NULL peer", NULL, buf, BUF_SIZE, RPMA_MR_USAGE_READ_SRC, RPMA_E_INVAL);
@@ -201,12 +189,7 @@ main(void)
 
 	/* ERRORS: NOMEM, nothing logged, *mr_ptr untouched */
 	t_note("NOMEM");
-	long long res[NOMEM_N] = {0, 0, -1, 0};
-	EXPECT_INT(t_in_child(nomem_body, res, NOMEM_N), 0);
-	EXPECT_TRUE(res[NOMEM_USED] /* the injected failure was used */);
-	EXPECT_INT(res[NOMEM_RET], RPMA_E_NOMEM);
-	EXPECT_TRUE(res[NOMEM_UNTOUCHED] /* mr_ptr untouched after NOMEM */);
-	EXPECT_INT(res[NOMEM_LOGS] /* messages logged */, 0);
+	mr_expect_nomem(nomem_body);
 
 	/* every region was deregistered: the peer's protection domain is free */
 	t_note("cleanup");

@@ -70,9 +70,7 @@ expect_decoded(const unsigned char *desc, size_t desc_size, uint64_t want_size,
 	EXPECT_TRUE(remote == NULL);
 }
 
-/* NOMEM: every allocation fails, in a child so a crash cannot hide the rest */
-enum { NOMEM_RET, NOMEM_UNTOUCHED, NOMEM_LOGS, NOMEM_USED, NOMEM_N };
-
+/* NOMEM: every allocation fails (see mr_expect_nomem()) */
 static void
 nomem_body(long long *out, int n)
 {
@@ -81,26 +79,17 @@ nomem_body(long long *out, int n)
 
 	(void) n;
 	mr_make_desc(desc, 0x1000, 4096, 0x1234, RPMA_MR_USAGE_WRITE_DST);
-	mr_nlogs = 0;
-	t_malloc_fail(T_MALLOC_FAIL_ALL);
-	out[NOMEM_RET] = rpma_mr_remote_from_descriptor(desc, sizeof(desc), &remote);
-	t_malloc_fail(0);
-	out[NOMEM_UNTOUCHED] = remote == SENTINEL_REMOTE;
-	out[NOMEM_LOGS] = mr_nlogs;
-	out[NOMEM_USED] = t_malloc_failed() > 0;
+	MR_NOMEM_RUN(out, rpma_mr_remote_from_descriptor(desc, sizeof(desc), &remote),
+			remote == SENTINEL_REMOTE);
 }
 
 int
 main(void)
 {
-	t_begin();
-
-	struct rpma_peer *peer = t_peer();
-	char *buf = mr_buf(BUF_SIZE);
+	struct rpma_peer *peer;
+	char *buf = mr_begin(&peer, BUF_SIZE);
 	unsigned char desc[64];
 	struct rpma_mr_remote *remote;
-
-	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
 
 	/* a valid hand-made descriptor */
 	memset(desc, 0, sizeof(desc));
@@ -300,12 +289,7 @@ main(void)
 
 	/* ERRORS: NOMEM, nothing logged, *mr_ptr untouched */
 	t_note("NOMEM");
-	long long res[NOMEM_N] = {0, 0, -1, 0};
-	EXPECT_INT(t_in_child(nomem_body, res, NOMEM_N), 0);
-	EXPECT_TRUE(res[NOMEM_USED] /* the injected failure was used */);
-	EXPECT_INT(res[NOMEM_RET], RPMA_E_NOMEM);
-	EXPECT_TRUE(res[NOMEM_UNTOUCHED] /* mr_ptr untouched after NOMEM */);
-	EXPECT_INT(res[NOMEM_LOGS] /* messages logged */, 0);
+	mr_expect_nomem(nomem_body);
 
 	return mr_end(peer, buf);
 }

@@ -51,15 +51,11 @@ round_trip(struct rpma_peer *peer, void *buf, int usage)
 int
 main(void)
 {
-	t_begin();
-
-	struct rpma_peer *peer = t_peer();
-	char *buf = mr_buf(BUF_SIZE);
+	struct rpma_peer *peer;
+	char *buf = mr_begin(&peer, BUF_SIZE);
 	unsigned char desc[MR_DESC_SIZE];
 	struct rpma_mr_remote *remote = NULL;
 	int flush_type;
-
-	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
 
 	remote = mr_remote_made(desc, MR_USAGE_ALL);
 
@@ -78,12 +74,8 @@ main(void)
 
 	/* RETURN VALUE: 0 and the flush bits, on every call */
 	t_note("usage 0xFF");
-	flush_type = SENTINEL_INT;
-	EXPECT_INT(rpma_mr_remote_get_flush_type(remote, &flush_type), 0);
-	EXPECT_INT(flush_type, MR_FLUSH_BITS);
-	flush_type = 0;
-	EXPECT_INT(rpma_mr_remote_get_flush_type(remote, &flush_type), 0);
-	EXPECT_INT(flush_type, 0x30);
+	MR_EXPECT_GOT_TWICE(rpma_mr_remote_get_flush_type, remote, flush_type, SENTINEL_INT,
+			MR_FLUSH_BITS);
 	EXPECT_INT(mr_nlogs, 0);
 	EXPECT_INT(rpma_mr_remote_delete(&remote), 0);
 

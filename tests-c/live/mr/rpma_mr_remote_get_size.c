@@ -30,15 +30,11 @@ check_size(uint64_t size_field)
 int
 main(void)
 {
-	t_begin();
-
-	struct rpma_peer *peer = t_peer();
-	char *buf = mr_buf(BUF_SIZE);
+	struct rpma_peer *peer;
+	char *buf = mr_begin(&peer, BUF_SIZE);
 	unsigned char desc[MR_DESC_SIZE];
 	struct rpma_mr_remote *remote = NULL;
 	size_t size;
-
-	mr_log_capture(RPMA_LOG_LEVEL_DEBUG);
 
 	remote = mr_remote_made(desc, RPMA_MR_USAGE_WRITE_DST);
 
@@ -48,12 +44,7 @@ main(void)
 
 	/* RETURN VALUE: 0 and the size field, on every call */
 	t_note("the size field");
-	size = SENTINEL_SIZE;
-	EXPECT_INT(rpma_mr_remote_get_size(remote, &size), 0);
-	EXPECT_INT(size, 4096);
-	size = 0;
-	EXPECT_INT(rpma_mr_remote_get_size(remote, &size), 0);
-	EXPECT_INT(size, 4096);
+	MR_EXPECT_GOT_TWICE(rpma_mr_remote_get_size, remote, size, SENTINEL_SIZE, 4096);
 	EXPECT_INT(rpma_mr_remote_delete(&remote), 0);
 
 	/* any value, unchecked */

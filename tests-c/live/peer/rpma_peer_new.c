@@ -65,11 +65,7 @@ main(void)
 
 	t_begin();
 	ctx = t_ibv_ctx();
-	atomic_write = up_device_atomic_write_capable(ctx);
-	if (atomic_write < 0) {
-		fprintf(stderr, "live test setup: cannot query the device's capabilities\n");
-		exit(2);
-	}
+	atomic_write = up_known(up_device_atomic_write_capable(ctx), "capabilities");
 	up_log_begin();
 
 	/* ERRORS: RPMA_E_INVAL when ibv_ctx or peer_ptr is NULL */

@@ -21,14 +21,27 @@
 #include "rpma_live.h"
 #include "utils-peer.h"
 
-#define LOCAL RPMA_UTIL_IBV_CONTEXT_LOCAL
-#define REMOTE RPMA_UTIL_IBV_CONTEXT_REMOTE
+/* constants, not macros, so that EXPECT_PROVIDER() prints their names */
+static const enum rpma_util_ibv_context_type LOCAL = RPMA_UTIL_IBV_CONTEXT_LOCAL;
+static const enum rpma_util_ibv_context_type REMOTE = RPMA_UTIL_IBV_CONTEXT_REMOTE;
 
 /* how the ERROR messages of ERRORS begin (a reason follows each) */
 #define MSG_BIND "rdma_bind_addr(addr=(null)) failed: "
 #define MSG_RESOLVE "rdma_resolve_addr(src_addr=(null), dst_addr=(null), timeout_ms=1000) failed: "
 #define MSG_GAI(node, flags) "rdma_getaddrinfo(node=" node ", service=(null), ai_flags=" flags \
 	", ai_qp_type=IBV_QPT_RC, ai_port_space=RDMA_PS_TCP): "
+
+/*
+ * EXPECT_PROVIDER(addr, type): the lookup into main()'s ctx fails with
+ * RPMA_E_PROVIDER, ctx untouched, an ERROR logged (which one, the caller
+ * checks: a message macro passed in here would print expanded)
+ */
+#define EXPECT_PROVIDER(addr, type) do { \
+	up_log_begin(); \
+	EXPECT_INT(rpma_utils_get_ibv_context(addr, type, &ctx), RPMA_E_PROVIDER); \
+	EXPECT_TRUE(ctx == UP_SENTINEL_CTX); \
+	EXPECT_TRUE(up_log_count(RPMA_LOG_LEVEL_ERROR) >= 1); \
+} while (0)
 
 static double
 seconds(void)
@@ -128,17 +141,11 @@ main(void)
 
 	/* ERRORS: RPMA_E_PROVIDER, LOCAL: no device owns the address (bind fails) */
 	ctx = UP_SENTINEL_CTX;
-	up_log_begin();
-	EXPECT_INT(rpma_utils_get_ibv_context("192.0.2.1", LOCAL, &ctx), RPMA_E_PROVIDER);
-	EXPECT_TRUE(ctx == UP_SENTINEL_CTX);
-	EXPECT_TRUE(up_log_count(RPMA_LOG_LEVEL_ERROR) >= 1);
+	EXPECT_PROVIDER("192.0.2.1", LOCAL);
 	EXPECT_TRUE(up_logged_prefix(RPMA_LOG_LEVEL_ERROR, MSG_BIND));
 
 	/* ERRORS: RPMA_E_PROVIDER, REMOTE: no route to the address (the guest has none) */
-	up_log_begin();
-	EXPECT_INT(rpma_utils_get_ibv_context("192.0.2.1", REMOTE, &ctx), RPMA_E_PROVIDER);
-	EXPECT_TRUE(ctx == UP_SENTINEL_CTX);
-	EXPECT_TRUE(up_log_count(RPMA_LOG_LEVEL_ERROR) >= 1);
+	EXPECT_PROVIDER("192.0.2.1", REMOTE);
 	EXPECT_TRUE(up_logged_prefix(RPMA_LOG_LEVEL_ERROR, MSG_RESOLVE));
 
 	/*
@@ -158,15 +165,9 @@ main(void)
 	fprintf(stderr, "silent neighbour %s: gave up after %.3f s\n", silent_neighbour(), waited);
 
 	/* ERRORS: RPMA_E_PROVIDER when the address cannot be translated at all */
-	up_log_begin();
-	EXPECT_INT(rpma_utils_get_ibv_context("", LOCAL, &ctx), RPMA_E_PROVIDER);
-	EXPECT_TRUE(ctx == UP_SENTINEL_CTX);
-	EXPECT_TRUE(up_log_count(RPMA_LOG_LEVEL_ERROR) >= 1);
+	EXPECT_PROVIDER("", LOCAL);
 	EXPECT_TRUE(up_logged_prefix(RPMA_LOG_LEVEL_ERROR, MSG_GAI("", "passive")));
-	up_log_begin();
-	EXPECT_INT(rpma_utils_get_ibv_context("", REMOTE, &ctx), RPMA_E_PROVIDER);
-	EXPECT_TRUE(ctx == UP_SENTINEL_CTX);
-	EXPECT_TRUE(up_log_count(RPMA_LOG_LEVEL_ERROR) >= 1);
+	EXPECT_PROVIDER("", REMOTE);
 	EXPECT_TRUE(up_logged_prefix(RPMA_LOG_LEVEL_ERROR, MSG_GAI("", "active")));
 
 	/*

@@ -23,11 +23,7 @@ main(void)
 
 	t_begin();
 	ctx = t_ibv_ctx();
-	expected = up_device_odp_capable(ctx);
-	if (expected < 0) {
-		fprintf(stderr, "live test setup: cannot query the device's ODP capabilities\n");
-		exit(2);
-	}
+	expected = up_known(up_device_odp_capable(ctx), "ODP capabilities");
 	up_log_begin();
 
 	/* ERRORS: RPMA_E_INVAL when ibv_ctx is NULL; *is_odp_capable untouched */
