@@ -135,6 +135,20 @@ bi_untouched(const void *p, size_t n)
 	EXPECT_TRUE(v_ == NULL); \
 } while (0)
 
+/*
+ * BI_DESTRUCTOR_ROW(fn, type, obj): defines bad_<fn>(), the row of the
+ * destructor fn: BI_DESTRUCTOR_NULLS(), then fn(&obj) destroys the live
+ * object obj (0) and sets it to NULL
+ */
+#define BI_DESTRUCTOR_ROW(fn, type, obj) \
+static void \
+bad_##fn(void) \
+{ \
+	BI_DESTRUCTOR_NULLS(fn, type); \
+	EXPECT_INT(fn(&obj), 0); \
+	EXPECT_TRUE(obj == NULL); \
+}
+
 /* ---- the table of entry points ---- */
 
 struct bi_row {
