@@ -182,6 +182,24 @@ bi_srv_one(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg, struct rpma_mr_l
 	EXPECT_INT(SERVER(connections), nconns); \
 } while (0)
 
+/*
+ * client, before the fork: maps the memory shm shared with the server
+ * (SHM_SIZE bytes; the caller returns 2 when it cannot) and fills each of
+ * the R_N server regions at its start (RSIZE bytes each) with its pattern,
+ * which model[k] copies
+ */
+#define BI_SHM_MAP() do { \
+	shm = mmap(NULL, SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0); \
+	if (shm == MAP_FAILED) { \
+		perror("mmap"); \
+		return 2; \
+	} \
+	for (int k = 0; k < R_N; k++) { \
+		os_fill(shm + k * RSIZE, RSIZE, RSEED(k)); \
+		memcpy(model[k], shm + k * RSIZE, RSIZE); \
+	} \
+} while (0)
+
 #ifndef BI_SERVER_ONLY
 
 #define INVAL RPMA_E_INVAL
@@ -707,15 +725,7 @@ static T_UNUSED int
 bi_main(const struct bi_row *rows, int nrows)
 {
 	t_begin();
-	shm = mmap(NULL, SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm == MAP_FAILED) {
-		perror("mmap");
-		return 2;
-	}
-	for (int k = 0; k < R_N; k++) {
-		os_fill(shm + k * RSIZE, RSIZE, RSEED(k));
-		memcpy(model[k], shm + k * RSIZE, RSIZE);
-	}
+	BI_SHM_MAP();
 	(void) t_port();
 	c_report_open();
 	t_server_start(serve, NULL);

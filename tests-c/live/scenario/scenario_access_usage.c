@@ -298,15 +298,7 @@ int
 main(void)
 {
 	t_begin();
-	shm = mmap(NULL, SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm == MAP_FAILED) {
-		perror("mmap");
-		return 2;
-	}
-	for (int k = 0; k < R_N; k++) {
-		os_fill(shm + k * RSIZE, RSIZE, RSEED(k));
-		memcpy(model[k], shm + k * RSIZE, RSIZE);
-	}
+	BI_SHM_MAP();
 	peer = c_start(serve);
 	EXPECT_INT(rpma_peer_cfg_new(&pcfg), 0);
 	EXPECT_INT(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true), 0);
