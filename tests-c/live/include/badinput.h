@@ -57,7 +57,9 @@
  * NULL region (it dereferences the region without a check).
  *
  * Everything is static and marked unused. A program defines _GNU_SOURCE
- * before it includes this header.
+ * before it includes this header. scenario_access_usage.c takes only the
+ * server of one connection after the other (bi_srv_one(), BI_STOP_SERVER()):
+ * it defines BI_SERVER_ONLY first.
  */
 #ifndef BADINPUT_H
 #define BADINPUT_H
@@ -72,6 +74,133 @@
 
 #include "onesided.h"
 #include "rpma_test.h"
+
+/* ---- the server of one connection after the other, until "END" ---- */
+
+/* how long the server waits for the next request and for a client's close */
+#ifndef SRV_WAIT_MS
+#define SRV_WAIT_MS 120000
+#endif
+
+/* the server's receives, per connection */
+#define RECV_N 32
+#define RECV_LEN 64
+#define RECV_ID 0x5EC0ULL
+
+static T_UNUSED char end_pdata[] = "END";
+
+/* server: reports the messages that arrived on conn (successful receives) */
+static T_UNUSED void
+srv_receives(struct rpma_conn *conn)
+{
+	struct rpma_cq *cq = NULL;
+	struct ibv_wc wc;
+	struct timespec nap = {0, 1000000};
+	long long rep[RECV_N][3];
+	int n = 0, idle = 0, ret;
+
+	S_CHECK(rpma_conn_get_cq(conn, &cq) == 0);
+	while (cq != NULL && idle < 300) {
+		ret = rpma_cq_get_wc(cq, 1, &wc, NULL);
+		if (ret == RPMA_E_NO_COMPLETION) {
+			nanosleep(&nap, NULL);
+			idle++;
+			continue;
+		}
+		if (!S_CHECK(ret == 0))
+			break;
+		if (wc.status == IBV_WC_SUCCESS && n < RECV_N) {
+			rep[n][0] = wc.opcode;
+			rep[n][1] = wc.byte_len;
+			rep[n][2] = (wc.wc_flags & IBV_WC_WITH_IMM) ?
+					(long long)ntohl(wc.imm_data) : -1;
+			n++;
+		}
+	}
+	c_put(n);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < 3; j++)
+			c_put(rep[i][j]);
+}
+
+/*
+ * server: one connection (cfg and mine may be NULL), from the request to
+ * the client's close; 0 when there is none (the "END" request, or a step
+ * failed). With a region rmr, RECV_N receives are posted into it before
+ * the connection is made, and the messages that arrived are reported
+ * (srv_receives()) after the close.
+ */
+static T_UNUSED int
+bi_srv_one(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg, struct rpma_mr_local *rmr,
+		const struct rpma_conn_private_data *mine)
+{
+	struct pollfd p = {.fd = -1, .events = POLLIN};
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn_private_data pd = {NULL, 0};
+	struct rpma_conn *conn = NULL;
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+
+	if (!S_CHECK(rpma_ep_get_fd(ep, &p.fd) == 0) || !S_CHECK(poll(&p, 1, SRV_WAIT_MS) == 1))
+		return 0;
+	if (!S_CHECK(rpma_ep_next_conn_req(ep, cfg, &req) == 0))
+		return 0;
+	S_CHECK(rpma_conn_req_get_private_data(req, &pd) == 0);
+	if (pd.ptr != NULL && pd.len >= sizeof(end_pdata) &&
+			memcmp(pd.ptr, end_pdata, sizeof(end_pdata)) == 0) {
+		S_CHECK(rpma_conn_req_delete(&req) == 0);
+		return 0;
+	}
+	for (int i = 0; rmr != NULL && i < RECV_N; i++)
+		S_CHECK(rpma_conn_req_recv(req, rmr, (size_t)i * RECV_LEN, RECV_LEN,
+				OS_CTX(RECV_ID + (unsigned)i)) == 0);
+	if (!S_CHECK(rpma_conn_req_connect(&req, mine, &conn) == 0))
+		return 0;
+	S_CHECK(c_event_is(conn, RPMA_CONN_ESTABLISHED));
+	S_CHECK(c_next_event(conn, SRV_WAIT_MS, &ev) == 0 && ev == RPMA_CONN_CLOSED);
+	S_CHECK(rpma_conn_disconnect(conn) == 0);
+	if (rmr != NULL)
+		srv_receives(conn);
+	S_CHECK(rpma_conn_delete(&conn) == 0);
+	return 1;
+}
+
+/*
+ * client: a request from peer carrying "END" stops the server, which
+ * rejects it and reports the connections it served: nconns. A macro, so
+ * the observation lines name the caller's peer.
+ */
+#define BI_STOP_SERVER(peer) do { \
+	struct rpma_conn_req *req = NULL; \
+	struct rpma_conn *c = NULL; \
+	struct rpma_conn_private_data pd = {end_pdata, sizeof(end_pdata)}; \
+	EXPECT_INT(rpma_conn_req_new(peer, t_ip(), t_port(), NULL, &req), 0); \
+	EXPECT_INT(rpma_conn_req_connect(&req, &pd, &c), 0); \
+	if (c != NULL) { \
+		c_expect_event(c, RPMA_CONN_REJECTED); \
+		EXPECT_INT(rpma_conn_delete(&c), 0); \
+	} \
+	EXPECT_INT(SERVER(connections), nconns); \
+} while (0)
+
+/*
+ * client, before the fork: maps the memory shm shared with the server
+ * (SHM_SIZE bytes; the caller returns 2 when it cannot) and fills each of
+ * the R_N server regions at its start (RSIZE bytes each) with its pattern,
+ * which model[k] copies
+ */
+#define BI_SHM_MAP() do { \
+	shm = mmap(NULL, SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0); \
+	if (shm == MAP_FAILED) { \
+		perror("mmap"); \
+		return 2; \
+	} \
+	for (int k = 0; k < R_N; k++) { \
+		os_fill(shm + k * RSIZE, RSIZE, RSEED(k)); \
+		memcpy(model[k], shm + k * RSIZE, RSIZE); \
+	} \
+} while (0)
+
+#ifndef BI_SERVER_ONLY
 
 #define INVAL RPMA_E_INVAL
 
@@ -135,6 +264,20 @@ bi_untouched(const void *p, size_t n)
 	EXPECT_TRUE(v_ == NULL); \
 } while (0)
 
+/*
+ * BI_DESTRUCTOR_ROW(fn, type, obj): defines bad_<fn>(), the row of the
+ * destructor fn: BI_DESTRUCTOR_NULLS(), then fn(&obj) destroys the live
+ * object obj (0) and sets it to NULL
+ */
+#define BI_DESTRUCTOR_ROW(fn, type, obj) \
+static void \
+bad_##fn(void) \
+{ \
+	BI_DESTRUCTOR_NULLS(fn, type); \
+	EXPECT_INT(fn(&obj), 0); \
+	EXPECT_TRUE(obj == NULL); \
+}
+
 /* ---- the table of entry points ---- */
 
 struct bi_row {
@@ -167,19 +310,11 @@ static T_UNUSED const int srv_usage[R_N] = {
 	RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST, /* no flush type */
 };
 
-/* the server's receives, per connection */
-#define RECV_N 32
-#define RECV_LEN 64
-#define RECV_ID 0x5EC0ULL
-
 /* the shared mapping: the regions, the receive buffer, the descriptors */
 #define SHM_RECV (R_N * RSIZE)
 #define SHM_DESC (SHM_RECV + RECV_N * RECV_LEN)
 #define SHM_SIZE (SHM_DESC + 4096)
 #define DESC 21
-
-/* how long the server waits for the next request and for a client's close */
-#define SRV_WAIT_MS 120000
 
 #define ALWAYS RPMA_F_COMPLETION_ALWAYS
 #define NEVER OS_CTX(OS_NEVER_ID)
@@ -192,80 +327,8 @@ static T_UNUSED const int srv_usage[R_N] = {
 
 static T_UNUSED unsigned char *shm;
 static T_UNUSED char srv_pdata[] = "srv";
-static T_UNUSED char end_pdata[] = "END";
 
 /* ---- the server ---- */
-
-/* server: reports the messages that arrived on conn (successful receives) */
-static T_UNUSED void
-srv_receives(struct rpma_conn *conn)
-{
-	struct rpma_cq *cq = NULL;
-	struct ibv_wc wc;
-	struct timespec nap = {0, 1000000};
-	long long rep[RECV_N][3];
-	int n = 0, idle = 0, ret;
-
-	S_CHECK(rpma_conn_get_cq(conn, &cq) == 0);
-	while (cq != NULL && idle < 300) {
-		ret = rpma_cq_get_wc(cq, 1, &wc, NULL);
-		if (ret == RPMA_E_NO_COMPLETION) {
-			nanosleep(&nap, NULL);
-			idle++;
-			continue;
-		}
-		if (!S_CHECK(ret == 0))
-			break;
-		if (wc.status == IBV_WC_SUCCESS && n < RECV_N) {
-			rep[n][0] = wc.opcode;
-			rep[n][1] = wc.byte_len;
-			rep[n][2] = (wc.wc_flags & IBV_WC_WITH_IMM) ?
-					(long long)ntohl(wc.imm_data) : -1;
-			n++;
-		}
-	}
-	c_put(n);
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < 3; j++)
-			c_put(rep[i][j]);
-}
-
-/*
- * server: one connection, from the request to the client's close; 0 when
- * there is none (the "END" request, or a step failed)
- */
-static T_UNUSED int
-srv_one(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg, struct rpma_mr_local *rmr)
-{
-	struct pollfd p = {.fd = -1, .events = POLLIN};
-	struct rpma_conn_req *req = NULL;
-	struct rpma_conn_private_data pd = {NULL, 0};
-	struct rpma_conn_private_data mine = {srv_pdata, sizeof(srv_pdata)};
-	struct rpma_conn *conn = NULL;
-	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-
-	if (!S_CHECK(rpma_ep_get_fd(ep, &p.fd) == 0) || !S_CHECK(poll(&p, 1, SRV_WAIT_MS) == 1))
-		return 0;
-	if (!S_CHECK(rpma_ep_next_conn_req(ep, cfg, &req) == 0))
-		return 0;
-	S_CHECK(rpma_conn_req_get_private_data(req, &pd) == 0);
-	if (pd.ptr != NULL && pd.len >= sizeof(end_pdata) &&
-			memcmp(pd.ptr, end_pdata, sizeof(end_pdata)) == 0) {
-		S_CHECK(rpma_conn_req_delete(&req) == 0);
-		return 0;
-	}
-	for (int i = 0; i < RECV_N; i++)
-		S_CHECK(rpma_conn_req_recv(req, rmr, (size_t)i * RECV_LEN, RECV_LEN,
-				OS_CTX(RECV_ID + (unsigned)i)) == 0);
-	if (!S_CHECK(rpma_conn_req_connect(&req, &mine, &conn) == 0))
-		return 0;
-	S_CHECK(c_event_is(conn, RPMA_CONN_ESTABLISHED));
-	S_CHECK(c_next_event(conn, SRV_WAIT_MS, &ev) == 0 && ev == RPMA_CONN_CLOSED);
-	S_CHECK(rpma_conn_disconnect(conn) == 0);
-	srv_receives(conn);
-	S_CHECK(rpma_conn_delete(&conn) == 0);
-	return 1;
-}
 
 static T_UNUSED int
 serve(void *arg)
@@ -273,6 +336,7 @@ serve(void *arg)
 	struct rpma_peer *peer = t_peer();
 	struct rpma_mr_local *mr[R_N] = {NULL}, *rmr = NULL;
 	struct rpma_conn_cfg *cfg = NULL;
+	struct rpma_conn_private_data mine = {srv_pdata, sizeof(srv_pdata)};
 	struct rpma_ep *ep;
 	int conns = 0;
 
@@ -288,7 +352,7 @@ serve(void *arg)
 			&rmr) == 0);
 	ep = c_listen(peer);
 	if (ep != NULL)
-		while (srv_one(ep, cfg, rmr))
+		while (bi_srv_one(ep, cfg, rmr, &mine))
 			conns++;
 	c_put(conns);
 	for (int k = 0; k < R_N; k++)
@@ -475,17 +539,7 @@ static T_UNUSED void
 the_end(void)
 {
 	bi_release();
-	struct rpma_conn_req *req = NULL;
-	struct rpma_conn *c = NULL;
-	struct rpma_conn_private_data pd = {end_pdata, sizeof(end_pdata)};
-
-	EXPECT_INT(rpma_conn_req_new(x.peer, t_ip(), t_port(), NULL, &req), 0);
-	EXPECT_INT(rpma_conn_req_connect(&req, &pd, &c), 0);
-	if (c != NULL) {
-		c_expect_event(c, RPMA_CONN_REJECTED);
-		EXPECT_INT(rpma_conn_delete(&c), 0);
-	}
-	EXPECT_INT(SERVER(connections), nconns);
+	BI_STOP_SERVER(x.peer);
 	EXPECT_INT(t_server_join(), 0);
 }
 
@@ -671,15 +725,7 @@ static T_UNUSED int
 bi_main(const struct bi_row *rows, int nrows)
 {
 	t_begin();
-	shm = mmap(NULL, SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm == MAP_FAILED) {
-		perror("mmap");
-		return 2;
-	}
-	for (int k = 0; k < R_N; k++) {
-		os_fill(shm + k * RSIZE, RSIZE, RSEED(k));
-		memcpy(model[k], shm + k * RSIZE, RSIZE);
-	}
+	BI_SHM_MAP();
 	(void) t_port();
 	c_report_open();
 	t_server_start(serve, NULL);
@@ -714,4 +760,5 @@ main(void) \
 	return bi_main(table, (int)(sizeof(table) / sizeof(table[0]))); \
 }
 
+#endif /* BI_SERVER_ONLY */
 #endif /* BADINPUT_H */

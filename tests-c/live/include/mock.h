@@ -74,6 +74,7 @@ struct m_client {
 	struct rpma_mr_remote *remote; /* the server's region */
 	struct rpma_mr_local *mr; /* the client's own region */
 	void *buf;
+	struct rpma_peer *peer; /* the peer it connected with */
 };
 
 /*
@@ -88,6 +89,7 @@ m_connect(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg, struct m_clie
 	int ok;
 
 	memset(c, 0, sizeof(*c));
+	c->peer = peer;
 	c->conn = c_connect(peer, cfg, NULL);
 	ok = c->conn != NULL &&
 		rpma_conn_get_cq(c->conn, &c->cq) == 0 &&
@@ -117,6 +119,27 @@ m_close(struct m_client *c)
 	free(c->buf);
 	c->buf = NULL;
 	return ok;
+}
+
+/*
+ * client: m_connect() with cfg (may be NULL); when it worked, body(c, ctx)
+ * runs with the ops table of the device's context mocked; then m_close()
+ * (checked)
+ */
+static T_UNUSED void
+m_run(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
+		void (*body)(struct m_client *c, struct ibv_context *ctx))
+{
+	struct m_client c;
+
+	if (m_connect(peer, cfg, &c)) {
+		struct ibv_context *ctx = t_ibv_ctx();
+
+		t_mock_ops_install(ctx);
+		body(&c, ctx);
+		t_mock_ops_uninstall();
+	}
+	EXPECT_TRUE(m_close(&c));
 }
 
 /*
@@ -176,5 +199,30 @@ m_write_completes(struct m_client *c, const void *op_context)
 	return wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_WRITE &&
 		wc.wr_id == (uint64_t)(uintptr_t)op_context;
 }
+
+/* ---- a failure armed for one call ---- */
+
+/*
+ * The next call of fn fails with err (t_mock_fail(), or t_mock_fail_after()
+ * which fails after the real work); call returns want, and the failure was
+ * used (t_mock_pending(fn) is 0). call is printed as written: t_int() with
+ * #call, as EXPECT_INT() would get call macro-expanded (NULL) from here.
+ */
+#define M_FAIL(fn, err, call, want) do { \
+	t_mock_fail((fn), 0, (err)); \
+	t_int(__FILE__, __LINE__, #call, (long long)(call), (long long)(want)); \
+	EXPECT_INT(t_mock_pending(fn), 0); \
+} while (0)
+#define M_FAIL_AFTER(fn, err, call, want) do { \
+	t_mock_fail_after((fn), 0, (err)); \
+	t_int(__FILE__, __LINE__, #call, (long long)(call), (long long)(want)); \
+	EXPECT_INT(t_mock_pending(fn), 0); \
+} while (0)
+/* the same for the ops-table entry op of ctx, armed with ret */
+#define M_OP_FAIL(ctx, op, ret, call, want) do { \
+	t_mock_op_fail((ctx), (op), 0, (ret)); \
+	t_int(__FILE__, __LINE__, #call, (long long)(call), (long long)(want)); \
+	EXPECT_INT(t_mock_op_pending(op), 0); \
+} while (0)
 
 #endif /* MOCK_H */

@@ -81,9 +81,7 @@ delete_fails(struct rpma_conn **conn, const char *fn)
 {
 	t_note("rpma_conn_delete: %s fails", fn);
 	EXPECT_INT(rpma_conn_disconnect(*conn), 0);
-	t_mock_fail_after(fn, 0, EIO);
-	EXPECT_INT(rpma_conn_delete(conn), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_pending(fn), 0);
+	M_FAIL_AFTER(fn, EIO, rpma_conn_delete(conn), RPMA_E_PROVIDER);
 	EXPECT_TRUE(*conn == NULL);
 	t_mock_disarm();
 }
@@ -108,15 +106,11 @@ main(void)
 
 	t_note("rdma_get_cm_event() fails with ENODATA");
 	ev = EV_SENTINEL;
-	t_mock_fail("rdma_get_cm_event", 0, ENODATA);
-	EXPECT_INT(rpma_conn_next_event(conn, &ev), RPMA_E_NO_EVENT);
-	EXPECT_INT(t_mock_pending("rdma_get_cm_event"), 0);
+	M_FAIL("rdma_get_cm_event", ENODATA, rpma_conn_next_event(conn, &ev), RPMA_E_NO_EVENT);
 	EXPECT_INT(ev, EV_SENTINEL);
 
 	t_note("rdma_get_cm_event() fails with EIO");
-	t_mock_fail("rdma_get_cm_event", 0, EIO);
-	EXPECT_INT(rpma_conn_next_event(conn, &ev), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_pending("rdma_get_cm_event"), 0);
+	M_FAIL("rdma_get_cm_event", EIO, rpma_conn_next_event(conn, &ev), RPMA_E_PROVIDER);
 	EXPECT_INT(ev, EV_SENTINEL);
 
 	server_closes();
@@ -140,9 +134,7 @@ main(void)
 		return c_end(peer);
 	ev = EV_SENTINEL;
 	EXPECT_TRUE(c_event_pending(conn, C_WAIT_MS));
-	t_mock_fail_after("rdma_ack_cm_event", 0, EIO);
-	EXPECT_INT(rpma_conn_next_event(conn, &ev), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_pending("rdma_ack_cm_event"), 0);
+	M_FAIL_AFTER("rdma_ack_cm_event", EIO, rpma_conn_next_event(conn, &ev), RPMA_E_PROVIDER);
 	EXPECT_INT(ev, EV_SENTINEL);
 	EXPECT_TRUE(!c_event_pending(conn, 0));
 	pdata.ptr = hello;

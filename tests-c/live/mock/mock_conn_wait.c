@@ -36,18 +36,16 @@ wait_failures(struct m_client *c, struct ibv_context *ctx)
 	notifies = t_mock_op_calls(T_OP_REQ_NOTIFY_CQ);
 	cq = M_SENTINEL_CQ;
 	is_rcq = true;
-	t_mock_fail("ibv_get_cq_event", 0, EIO);
-	EXPECT_INT(rpma_conn_wait(c->conn, 0, &cq, &is_rcq), RPMA_E_NO_COMPLETION);
-	EXPECT_INT(t_mock_pending("ibv_get_cq_event"), 0);
+	M_FAIL("ibv_get_cq_event", EIO, rpma_conn_wait(c->conn, 0, &cq, &is_rcq),
+			RPMA_E_NO_COMPLETION);
 	EXPECT_TRUE(cq == M_SENTINEL_CQ);
 	EXPECT_INT(is_rcq, true);
 	EXPECT_INT(t_mock_calls("ibv_ack_cq_events") - acks, 0);
 	EXPECT_INT(t_mock_op_calls(T_OP_REQ_NOTIFY_CQ) - notifies, 0);
 
 	t_note("ibv_get_cq_event() fails with EAGAIN, is_rcq NULL");
-	t_mock_fail("ibv_get_cq_event", 0, EAGAIN);
-	EXPECT_INT(rpma_conn_wait(c->conn, 0, &cq, NULL), RPMA_E_NO_COMPLETION);
-	EXPECT_INT(t_mock_pending("ibv_get_cq_event"), 0);
+	M_FAIL("ibv_get_cq_event", EAGAIN, rpma_conn_wait(c->conn, 0, &cq, NULL),
+			RPMA_E_NO_COMPLETION);
 	EXPECT_TRUE(cq == M_SENTINEL_CQ);
 
 	t_note("ibv_get_cq_event() reports a CQ of nobody");
@@ -64,9 +62,8 @@ wait_failures(struct m_client *c, struct ibv_context *ctx)
 			(void *)0x33), 0);
 	EXPECT_TRUE(m_readable(fd, C_WAIT_MS));
 	events = t_mock_succeeded("ibv_get_cq_event");
-	t_mock_op_fail(ctx, T_OP_REQ_NOTIFY_CQ, 0, EIO);
-	EXPECT_INT(rpma_conn_wait(c->conn, 0, &cq, &is_rcq), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_op_pending(T_OP_REQ_NOTIFY_CQ), 0);
+	M_OP_FAIL(ctx, T_OP_REQ_NOTIFY_CQ, EIO, rpma_conn_wait(c->conn, 0, &cq, &is_rcq),
+			RPMA_E_PROVIDER);
 	EXPECT_TRUE(cq == NULL);
 	EXPECT_INT(t_mock_succeeded("ibv_get_cq_event") - events, 1);
 	/*
@@ -89,21 +86,13 @@ main(void)
 {
 	struct rpma_peer *peer;
 	struct rpma_conn_cfg *cfg = NULL;
-	struct m_client c;
 
 	t_begin();
 	peer = c_start_serving(m_serve_region);
 	EXPECT_INT(rpma_conn_cfg_new(&cfg), 0);
 	EXPECT_INT(rpma_conn_cfg_set_rcq_size(cfg, 4), 0);
 	EXPECT_INT(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
-	if (m_connect(peer, cfg, &c)) {
-		struct ibv_context *ctx = t_ibv_ctx();
-
-		t_mock_ops_install(ctx);
-		wait_failures(&c, ctx);
-		t_mock_ops_uninstall();
-	}
-	EXPECT_TRUE(m_close(&c));
+	m_run(peer, cfg, wait_failures);
 	EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 	return c_end(peer);
 }

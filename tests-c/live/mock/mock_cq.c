@@ -22,27 +22,22 @@ get_wc_failures(struct m_client *c, struct ibv_context *ctx)
 	int got;
 
 	t_note("rpma_cq_get_wc: ibv_poll_cq() returns -1");
-	t_mock_op_fail(ctx, T_OP_POLL_CQ, 0, -1);
-	EXPECT_INT(rpma_cq_get_wc(c->cq, 1, wc, NULL), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_op_pending(T_OP_POLL_CQ), 0);
+	M_OP_FAIL(ctx, T_OP_POLL_CQ, -1, rpma_cq_get_wc(c->cq, 1, wc, NULL), RPMA_E_PROVIDER);
 
 	t_note("rpma_cq_get_wc: ibv_poll_cq() returns -ENOMEM, 4 entries asked");
 	got = M_SENTINEL_INT;
-	t_mock_op_fail(ctx, T_OP_POLL_CQ, 0, -ENOMEM);
-	EXPECT_INT(rpma_cq_get_wc(c->cq, 4, wc, &got), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_op_pending(T_OP_POLL_CQ), 0);
+	M_OP_FAIL(ctx, T_OP_POLL_CQ, -ENOMEM, rpma_cq_get_wc(c->cq, 4, wc, &got),
+			RPMA_E_PROVIDER);
 	EXPECT_INT(got, M_SENTINEL_INT);
 
 	t_note("rpma_cq_get_wc: ibv_poll_cq() returns 2 entries when 1 was asked");
-	t_mock_op_fail(ctx, T_OP_POLL_CQ, 0, T_MOCK_POLL_MORE);
-	EXPECT_INT(rpma_cq_get_wc(c->cq, 1, wc, NULL), RPMA_E_UNKNOWN);
-	EXPECT_INT(t_mock_op_pending(T_OP_POLL_CQ), 0);
+	M_OP_FAIL(ctx, T_OP_POLL_CQ, T_MOCK_POLL_MORE, rpma_cq_get_wc(c->cq, 1, wc, NULL),
+			RPMA_E_UNKNOWN);
 
 	t_note("rpma_cq_get_wc: ibv_poll_cq() returns 4 entries when 3 were asked");
 	got = M_SENTINEL_INT;
-	t_mock_op_fail(ctx, T_OP_POLL_CQ, 0, T_MOCK_POLL_MORE);
-	EXPECT_INT(rpma_cq_get_wc(c->cq, 3, wc, &got), RPMA_E_UNKNOWN);
-	EXPECT_INT(t_mock_op_pending(T_OP_POLL_CQ), 0);
+	M_OP_FAIL(ctx, T_OP_POLL_CQ, T_MOCK_POLL_MORE, rpma_cq_get_wc(c->cq, 3, wc, &got),
+			RPMA_E_UNKNOWN);
 	EXPECT_INT(got, M_SENTINEL_INT);
 
 	t_note("the CQ is intact: nothing there, then a real completion");
@@ -63,25 +58,19 @@ wait_failures(struct m_client *c, struct ibv_context *ctx)
 	t_note("rpma_cq_wait: ibv_get_cq_event() fails with EIO");
 	acks = t_mock_calls("ibv_ack_cq_events");
 	notifies = t_mock_op_calls(T_OP_REQ_NOTIFY_CQ);
-	t_mock_fail("ibv_get_cq_event", 0, EIO);
-	EXPECT_INT(rpma_cq_wait(c->cq), RPMA_E_NO_COMPLETION);
-	EXPECT_INT(t_mock_pending("ibv_get_cq_event"), 0);
+	M_FAIL("ibv_get_cq_event", EIO, rpma_cq_wait(c->cq), RPMA_E_NO_COMPLETION);
 	EXPECT_INT(t_mock_calls("ibv_ack_cq_events") - acks, 0);
 	EXPECT_INT(t_mock_op_calls(T_OP_REQ_NOTIFY_CQ) - notifies, 0);
 
 	t_note("rpma_cq_wait: ibv_get_cq_event() fails with EAGAIN");
-	t_mock_fail("ibv_get_cq_event", 0, EAGAIN);
-	EXPECT_INT(rpma_cq_wait(c->cq), RPMA_E_NO_COMPLETION);
-	EXPECT_INT(t_mock_pending("ibv_get_cq_event"), 0);
+	M_FAIL("ibv_get_cq_event", EAGAIN, rpma_cq_wait(c->cq), RPMA_E_NO_COMPLETION);
 	EXPECT_INT(t_mock_calls("ibv_ack_cq_events") - acks, 0);
 
 	t_note("rpma_cq_wait: the event is real, re-arming fails");
 	/* the event is still pending: the failed calls did not consume it */
 	EXPECT_TRUE(m_readable(fd, 0));
 	events = t_mock_succeeded("ibv_get_cq_event");
-	t_mock_op_fail(ctx, T_OP_REQ_NOTIFY_CQ, 0, EIO);
-	EXPECT_INT(rpma_cq_wait(c->cq), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_op_pending(T_OP_REQ_NOTIFY_CQ), 0);
+	M_OP_FAIL(ctx, T_OP_REQ_NOTIFY_CQ, EIO, rpma_cq_wait(c->cq), RPMA_E_PROVIDER);
 	/*
 	 * taken, and acknowledged at once (the C library) or with the CQ's
 	 * next batch or at its deletion (ours, see NOTES), which must not hang
@@ -95,22 +84,20 @@ wait_failures(struct m_client *c, struct ibv_context *ctx)
 	EXPECT_TRUE(m_write_completes(c, (void *)0x22));
 }
 
+static void
+failures(struct m_client *c, struct ibv_context *ctx)
+{
+	get_wc_failures(c, ctx);
+	wait_failures(c, ctx);
+}
+
 int
 main(void)
 {
 	struct rpma_peer *peer;
-	struct m_client c;
 
 	t_begin();
 	peer = c_start_serving(m_serve_region);
-	if (m_connect(peer, NULL, &c)) {
-		struct ibv_context *ctx = t_ibv_ctx();
-
-		t_mock_ops_install(ctx);
-		get_wc_failures(&c, ctx);
-		wait_failures(&c, ctx);
-		t_mock_ops_uninstall();
-	}
-	EXPECT_TRUE(m_close(&c));
+	m_run(peer, NULL, failures);
 	return c_end(peer);
 }

@@ -51,9 +51,7 @@ new_fails(struct rpma_peer *peer, const char *fn, int err)
 	struct alive before = alive();
 
 	t_note("rpma_srq_new: %s fails", fn);
-	t_mock_fail(fn, 0, err);
-	EXPECT_INT(rpma_srq_new(peer, NULL, &srq), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_pending(fn), 0);
+	M_FAIL(fn, err, rpma_srq_new(peer, NULL, &srq), RPMA_E_PROVIDER);
 	EXPECT_TRUE(srq == M_SENTINEL_SRQ);
 	expect_alive(before, 0, 0, 0);
 }
@@ -67,9 +65,7 @@ delete_fails(struct rpma_peer *peer, struct rpma_srq_cfg *cfg, const char *fn)
 
 	t_note("rpma_srq_delete: %s fails", fn);
 	EXPECT_INT(rpma_srq_new(peer, cfg, &srq), 0);
-	t_mock_fail_after(fn, 0, EBUSY);
-	EXPECT_INT(rpma_srq_delete(&srq), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_pending(fn), 0);
+	M_FAIL_AFTER(fn, EBUSY, rpma_srq_delete(&srq), RPMA_E_PROVIDER);
 	EXPECT_TRUE(srq == NULL);
 	expect_alive(before, 0, 0, 0);
 	t_mock_disarm();
@@ -96,9 +92,7 @@ main(void)
 
 	t_note("rpma_srq_new: ibv_req_notify_cq fails");
 	before = alive();
-	t_mock_op_fail(ctx, T_OP_REQ_NOTIFY_CQ, 0, EIO);
-	EXPECT_INT(rpma_srq_new(peer, NULL, &srq), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_op_pending(T_OP_REQ_NOTIFY_CQ), 0);
+	M_OP_FAIL(ctx, T_OP_REQ_NOTIFY_CQ, EIO, rpma_srq_new(peer, NULL, &srq), RPMA_E_PROVIDER);
 	EXPECT_TRUE(srq == M_SENTINEL_SRQ);
 	expect_alive(before, 0, 0, 0);
 

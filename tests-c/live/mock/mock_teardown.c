@@ -35,9 +35,7 @@ main(void)
 	peer = c_start_serving(m_serve_region);
 	if (m_connect(peer, NULL, &c)) {
 		t_note("rpma_conn_disconnect: rdma_disconnect() fails");
-		t_mock_fail("rdma_disconnect", 0, EIO);
-		EXPECT_INT(rpma_conn_disconnect(c.conn), RPMA_E_PROVIDER);
-		EXPECT_INT(t_mock_pending("rdma_disconnect"), 0);
+		M_FAIL("rdma_disconnect", EIO, rpma_conn_disconnect(c.conn), RPMA_E_PROVIDER);
 		EXPECT_TRUE(!c_event_pending(c.conn, 200));
 		EXPECT_TRUE(m_write_completes(&c, (void *)0x44));
 	}
@@ -48,9 +46,7 @@ main(void)
 	t_note("rpma_mr_dereg: ibv_dereg_mr() fails");
 	buf = calloc(1, M_BUF_SIZE);
 	EXPECT_INT(rpma_mr_reg(peer, buf, M_BUF_SIZE, RPMA_MR_USAGE_READ_SRC, &mr), 0);
-	t_mock_fail_after("ibv_dereg_mr", 0, EBUSY);
-	EXPECT_INT(rpma_mr_dereg(&mr), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_pending("ibv_dereg_mr"), 0);
+	M_FAIL_AFTER("ibv_dereg_mr", EBUSY, rpma_mr_dereg(&mr), RPMA_E_PROVIDER);
 	EXPECT_TRUE(mr == NULL);
 	free(buf);
 
@@ -59,27 +55,20 @@ main(void)
 
 	t_note("rpma_ep_next_conn_req: rdma_get_cm_event() fails with ENODATA");
 	req = SENTINEL_REQ;
-	t_mock_fail("rdma_get_cm_event", 0, ENODATA);
-	EXPECT_INT(rpma_ep_next_conn_req(ep, NULL, &req), RPMA_E_NO_EVENT);
-	EXPECT_INT(t_mock_pending("rdma_get_cm_event"), 0);
+	M_FAIL("rdma_get_cm_event", ENODATA, rpma_ep_next_conn_req(ep, NULL, &req),
+			RPMA_E_NO_EVENT);
 	EXPECT_TRUE(req == SENTINEL_REQ);
 
 	t_note("rpma_ep_next_conn_req: rdma_get_cm_event() fails with EIO");
-	t_mock_fail("rdma_get_cm_event", 0, EIO);
-	EXPECT_INT(rpma_ep_next_conn_req(ep, NULL, &req), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_pending("rdma_get_cm_event"), 0);
+	M_FAIL("rdma_get_cm_event", EIO, rpma_ep_next_conn_req(ep, NULL, &req), RPMA_E_PROVIDER);
 	EXPECT_TRUE(req == SENTINEL_REQ);
 
 	t_note("rpma_ep_shutdown: rdma_destroy_id() fails");
-	t_mock_fail_after("rdma_destroy_id", 0, EIO);
-	EXPECT_INT(rpma_ep_shutdown(&ep), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_pending("rdma_destroy_id"), 0);
+	M_FAIL_AFTER("rdma_destroy_id", EIO, rpma_ep_shutdown(&ep), RPMA_E_PROVIDER);
 	EXPECT_TRUE(ep == NULL);
 
 	t_note("rpma_peer_delete: ibv_dealloc_pd() fails");
-	t_mock_fail_after("ibv_dealloc_pd", 0, EBUSY);
-	EXPECT_INT(rpma_peer_delete(&peer), RPMA_E_PROVIDER);
-	EXPECT_INT(t_mock_pending("ibv_dealloc_pd"), 0);
+	M_FAIL_AFTER("ibv_dealloc_pd", EBUSY, rpma_peer_delete(&peer), RPMA_E_PROVIDER);
 	EXPECT_TRUE(peer == NULL);
 	return t_end();
 }

@@ -34,9 +34,11 @@
  * the client's own regions; this test is the matrix over the usage bits.
  */
 #define _GNU_SOURCE
-#include <sys/mman.h>
-
-#include "onesided.h"
+/* how long the server waits for the next request and for a client's close */
+#define SRV_WAIT_MS 60000
+/* of badinput.h only the server of one connection after the other */
+#define BI_SERVER_ONLY
+#include "badinput.h"
 
 #define RSIZE 4096 /* each server region */
 #define LSIZE 4096 /* the client's region */
@@ -89,41 +91,9 @@ static const struct {
 #define SHM_DESC (R_N * RSIZE)
 #define SHM_SIZE (SHM_DESC + 4096)
 
-/* how long the server waits for the next request and for a client's close */
-#define SRV_WAIT_MS 60000
-
 static unsigned char *shm;
-static char end_pdata[] = "END";
 
 /* ---- the server: accepts one connection after the other until "END" ---- */
-
-static int
-srv_one(struct rpma_ep *ep)
-{
-	struct pollfd p = {.fd = -1, .events = POLLIN};
-	struct rpma_conn_req *req = NULL;
-	struct rpma_conn_private_data pd = {NULL, 0};
-	struct rpma_conn *conn = NULL;
-	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-
-	if (!S_CHECK(rpma_ep_get_fd(ep, &p.fd) == 0) || !S_CHECK(poll(&p, 1, SRV_WAIT_MS) == 1))
-		return 0;
-	if (!S_CHECK(rpma_ep_next_conn_req(ep, NULL, &req) == 0))
-		return 0;
-	S_CHECK(rpma_conn_req_get_private_data(req, &pd) == 0);
-	if (pd.ptr != NULL && pd.len >= sizeof(end_pdata) &&
-			memcmp(pd.ptr, end_pdata, sizeof(end_pdata)) == 0) {
-		S_CHECK(rpma_conn_req_delete(&req) == 0);
-		return 0;
-	}
-	if (!S_CHECK(rpma_conn_req_connect(&req, NULL, &conn) == 0))
-		return 0;
-	S_CHECK(c_event_is(conn, RPMA_CONN_ESTABLISHED));
-	S_CHECK(c_next_event(conn, SRV_WAIT_MS, &ev) == 0 && ev == RPMA_CONN_CLOSED);
-	S_CHECK(rpma_conn_disconnect(conn) == 0);
-	S_CHECK(rpma_conn_delete(&conn) == 0);
-	return 1;
-}
 
 static int
 serve(void *arg)
@@ -141,7 +111,7 @@ serve(void *arg)
 	}
 	ep = c_listen(peer);
 	if (ep != NULL)
-		while (srv_one(ep))
+		while (bi_srv_one(ep, NULL, NULL, NULL))
 			conns++;
 	c_put(conns);
 	for (int k = 0; k < R_N; k++)
@@ -327,20 +297,8 @@ try_flush(int k, enum rpma_flush_type type, int needs, uint64_t id)
 int
 main(void)
 {
-	struct rpma_conn_req *req = NULL;
-	struct rpma_conn *c = NULL;
-	struct rpma_conn_private_data pd = {end_pdata, sizeof(end_pdata)};
-
 	t_begin();
-	shm = mmap(NULL, SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm == MAP_FAILED) {
-		perror("mmap");
-		return 2;
-	}
-	for (int k = 0; k < R_N; k++) {
-		os_fill(shm + k * RSIZE, RSIZE, RSEED(k));
-		memcpy(model[k], shm + k * RSIZE, RSIZE);
-	}
+	BI_SHM_MAP();
 	peer = c_start(serve);
 	EXPECT_INT(rpma_peer_cfg_new(&pcfg), 0);
 	EXPECT_INT(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true), 0);
@@ -383,13 +341,7 @@ main(void)
 	}
 
 	t_note("the server stops");
-	EXPECT_INT(rpma_conn_req_new(peer, t_ip(), t_port(), NULL, &req), 0);
-	EXPECT_INT(rpma_conn_req_connect(&req, &pd, &c), 0);
-	if (c != NULL) {
-		c_expect_event(c, RPMA_CONN_REJECTED);
-		EXPECT_INT(rpma_conn_delete(&c), 0);
-	}
-	EXPECT_INT(SERVER(connections), nconns);
+	BI_STOP_SERVER(peer);
 	EXPECT_TRUE(os_remotes_delete(R_N, remote));
 	EXPECT_TRUE(os_local_delete(&local, lbuf));
 	EXPECT_INT(rpma_peer_cfg_delete(&pcfg), 0);

@@ -53,11 +53,14 @@ bad_rpma_conn_cfg_get_timeout(void)
 }
 
 /*
- * A size setter: a NULL configuration is refused and the main one keeps
- * its value; the largest size is taken (the device refuses it later, see
- * rpma_conn_req_new)
+ * The rows of a size's setter and getter: a NULL configuration is refused
+ * and the main one keeps its value; the largest size is taken (the device
+ * refuses it later, see rpma_conn_req_new); the getter's NULLs
  */
-#define BI_SIZE_SETTER(setter, getter, value) do { \
+#define BI_SIZE_ROWS(setter, getter, value) \
+static void \
+bad_##setter(void) \
+{ \
 	struct rpma_conn_cfg *tmp_ = NULL; \
 	EXPECT_INT(setter(NULL, 5), INVAL); \
 	EXPECT_INT(setter(NULL, UINT32_MAX), INVAL); \
@@ -66,60 +69,18 @@ bad_rpma_conn_cfg_get_timeout(void)
 	EXPECT_INT(setter(tmp_, UINT32_MAX), 0); \
 	EXPECT_INT(T_GET_U32(getter, tmp_), UINT32_MAX); \
 	EXPECT_INT(rpma_conn_cfg_delete(&tmp_), 0); \
-} while (0)
-
-#define BI_SIZE_GETTER(getter, value) do { \
+} \
+static void \
+bad_##getter(void) \
+{ \
 	BI_GETTER_NULLS(getter, x.ccfg, uint32_t, BI_SENT_U32); \
 	EXPECT_INT(T_GET_U32(getter, x.ccfg), value); \
-} while (0)
-
-static void
-bad_rpma_conn_cfg_set_cq_size(void)
-{
-	BI_SIZE_SETTER(rpma_conn_cfg_set_cq_size, rpma_conn_cfg_get_cq_size, C_CQ);
 }
 
-static void
-bad_rpma_conn_cfg_get_cq_size(void)
-{
-	BI_SIZE_GETTER(rpma_conn_cfg_get_cq_size, C_CQ);
-}
-
-static void
-bad_rpma_conn_cfg_set_rq_size(void)
-{
-	BI_SIZE_SETTER(rpma_conn_cfg_set_rq_size, rpma_conn_cfg_get_rq_size, C_RQ);
-}
-
-static void
-bad_rpma_conn_cfg_get_rq_size(void)
-{
-	BI_SIZE_GETTER(rpma_conn_cfg_get_rq_size, C_RQ);
-}
-
-static void
-bad_rpma_conn_cfg_set_sq_size(void)
-{
-	BI_SIZE_SETTER(rpma_conn_cfg_set_sq_size, rpma_conn_cfg_get_sq_size, C_SQ);
-}
-
-static void
-bad_rpma_conn_cfg_get_sq_size(void)
-{
-	BI_SIZE_GETTER(rpma_conn_cfg_get_sq_size, C_SQ);
-}
-
-static void
-bad_rpma_conn_cfg_set_rcq_size(void)
-{
-	BI_SIZE_SETTER(rpma_conn_cfg_set_rcq_size, rpma_conn_cfg_get_rcq_size, C_RCQ);
-}
-
-static void
-bad_rpma_conn_cfg_get_rcq_size(void)
-{
-	BI_SIZE_GETTER(rpma_conn_cfg_get_rcq_size, C_RCQ);
-}
+BI_SIZE_ROWS(rpma_conn_cfg_set_cq_size, rpma_conn_cfg_get_cq_size, C_CQ)
+BI_SIZE_ROWS(rpma_conn_cfg_set_rq_size, rpma_conn_cfg_get_rq_size, C_RQ)
+BI_SIZE_ROWS(rpma_conn_cfg_set_sq_size, rpma_conn_cfg_get_sq_size, C_SQ)
+BI_SIZE_ROWS(rpma_conn_cfg_set_rcq_size, rpma_conn_cfg_get_rcq_size, C_RCQ)
 
 static void
 bad_rpma_conn_cfg_set_compl_channel(void)
@@ -167,13 +128,7 @@ bad_rpma_conn_cfg_get_srq(void)
 	EXPECT_TRUE(s == NULL);
 }
 
-static void
-bad_rpma_conn_cfg_delete(void)
-{
-	BI_DESTRUCTOR_NULLS(rpma_conn_cfg_delete, struct rpma_conn_cfg *);
-	EXPECT_INT(rpma_conn_cfg_delete(&x.ccfg), 0);
-	EXPECT_TRUE(x.ccfg == NULL);
-}
+BI_DESTRUCTOR_ROW(rpma_conn_cfg_delete, struct rpma_conn_cfg *, x.ccfg)
 
 /* ---- the table ---- */
 

@@ -117,13 +117,7 @@ bad_rpma_conn_req_connect(void)
 	/* (the server saw none of them: see the count of its connections) */
 }
 
-static void
-bad_rpma_conn_req_delete(void)
-{
-	BI_DESTRUCTOR_NULLS(rpma_conn_req_delete, struct rpma_conn_req *);
-	EXPECT_INT(rpma_conn_req_delete(&x.req), 0);
-	EXPECT_TRUE(x.req == NULL);
-}
+BI_DESTRUCTOR_ROW(rpma_conn_req_delete, struct rpma_conn_req *, x.req)
 
 /* ---- the table ---- */
 

@@ -57,13 +57,7 @@ bad_rpma_ep_next_conn_req(void)
 	EXPECT_INT(poll(&p, 1, 0), 0);
 }
 
-static void
-bad_rpma_ep_shutdown(void)
-{
-	BI_DESTRUCTOR_NULLS(rpma_ep_shutdown, struct rpma_ep *);
-	EXPECT_INT(rpma_ep_shutdown(&x.ep), 0);
-	EXPECT_TRUE(x.ep == NULL);
-}
+BI_DESTRUCTOR_ROW(rpma_ep_shutdown, struct rpma_ep *, x.ep)
 
 /* ---- the table ---- */
 

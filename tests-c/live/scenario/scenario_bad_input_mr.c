@@ -87,13 +87,7 @@ bad_rpma_mr_reg(void)
 	EXPECT_INT(rpma_mr_dereg(&m), 0);
 }
 
-static void
-bad_rpma_mr_dereg(void)
-{
-	BI_DESTRUCTOR_NULLS(rpma_mr_dereg, struct rpma_mr_local *);
-	EXPECT_INT(rpma_mr_dereg(&x.mr), 0);
-	EXPECT_TRUE(x.mr == NULL);
-}
+BI_DESTRUCTOR_ROW(rpma_mr_dereg, struct rpma_mr_local *, x.mr)
 
 static void
 bad_rpma_mr_get_ptr(void)

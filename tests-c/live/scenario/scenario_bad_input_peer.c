@@ -50,13 +50,7 @@ bad_rpma_peer_new(void)
 	BI_GETTER_NULLS(rpma_peer_new, x.ctx, struct rpma_peer *, BI_SENT(struct rpma_peer *));
 }
 
-static void
-bad_rpma_peer_delete(void)
-{
-	BI_DESTRUCTOR_NULLS(rpma_peer_delete, struct rpma_peer *);
-	EXPECT_INT(rpma_peer_delete(&x.peer), 0);
-	EXPECT_TRUE(x.peer == NULL);
-}
+BI_DESTRUCTOR_ROW(rpma_peer_delete, struct rpma_peer *, x.peer)
 
 /* ---- the table ---- */
 

@@ -100,13 +100,7 @@ bad_rpma_peer_cfg_from_descriptor(void)
 	EXPECT_INT(out[1], 1);
 }
 
-static void
-bad_rpma_peer_cfg_delete(void)
-{
-	BI_DESTRUCTOR_NULLS(rpma_peer_cfg_delete, struct rpma_peer_cfg *);
-	EXPECT_INT(rpma_peer_cfg_delete(&x.pcfg), 0);
-	EXPECT_TRUE(x.pcfg == NULL);
-}
+BI_DESTRUCTOR_ROW(rpma_peer_cfg_delete, struct rpma_peer_cfg *, x.pcfg)
 
 /* ---- the table ---- */
 

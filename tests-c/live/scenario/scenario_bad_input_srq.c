@@ -56,13 +56,7 @@ bad_rpma_srq_recv(void)
 	EXPECT_INT(rpma_cq_get_wc(x.srq_rcq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
 }
 
-static void
-bad_rpma_srq_delete(void)
-{
-	BI_DESTRUCTOR_NULLS(rpma_srq_delete, struct rpma_srq *);
-	EXPECT_INT(rpma_srq_delete(&x.srq), 0);
-	EXPECT_TRUE(x.srq == NULL);
-}
+BI_DESTRUCTOR_ROW(rpma_srq_delete, struct rpma_srq *, x.srq)
 
 /* ---- the table ---- */
 

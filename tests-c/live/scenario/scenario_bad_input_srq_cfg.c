@@ -17,43 +17,26 @@ bad_rpma_srq_cfg_new(void)
 	EXPECT_INT(rpma_srq_cfg_new(NULL), INVAL);
 }
 
-static void
-bad_rpma_srq_cfg_set_rq_size(void)
-{
-	EXPECT_INT(rpma_srq_cfg_set_rq_size(NULL, 5), INVAL);
-	EXPECT_INT(rpma_srq_cfg_set_rq_size(NULL, UINT32_MAX), INVAL);
-	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, x.scfg), S_RQ);
+/* the rows of a size's setter (NULL refused, the value kept) and getter */
+#define BI_SIZE_ROWS(setter, getter, value) \
+static void \
+bad_##setter(void) \
+{ \
+	EXPECT_INT(setter(NULL, 5), INVAL); \
+	EXPECT_INT(setter(NULL, UINT32_MAX), INVAL); \
+	EXPECT_INT(T_GET_U32(getter, x.scfg), value); \
+} \
+static void \
+bad_##getter(void) \
+{ \
+	BI_GETTER_NULLS(getter, x.scfg, uint32_t, BI_SENT_U32); \
+	EXPECT_INT(T_GET_U32(getter, x.scfg), value); \
 }
 
-static void
-bad_rpma_srq_cfg_get_rq_size(void)
-{
-	BI_GETTER_NULLS(rpma_srq_cfg_get_rq_size, x.scfg, uint32_t, BI_SENT_U32);
-	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rq_size, x.scfg), S_RQ);
-}
+BI_SIZE_ROWS(rpma_srq_cfg_set_rq_size, rpma_srq_cfg_get_rq_size, S_RQ)
+BI_SIZE_ROWS(rpma_srq_cfg_set_rcq_size, rpma_srq_cfg_get_rcq_size, S_RCQ)
 
-static void
-bad_rpma_srq_cfg_set_rcq_size(void)
-{
-	EXPECT_INT(rpma_srq_cfg_set_rcq_size(NULL, 5), INVAL);
-	EXPECT_INT(rpma_srq_cfg_set_rcq_size(NULL, UINT32_MAX), INVAL);
-	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, x.scfg), S_RCQ);
-}
-
-static void
-bad_rpma_srq_cfg_get_rcq_size(void)
-{
-	BI_GETTER_NULLS(rpma_srq_cfg_get_rcq_size, x.scfg, uint32_t, BI_SENT_U32);
-	EXPECT_INT(T_GET_U32(rpma_srq_cfg_get_rcq_size, x.scfg), S_RCQ);
-}
-
-static void
-bad_rpma_srq_cfg_delete(void)
-{
-	BI_DESTRUCTOR_NULLS(rpma_srq_cfg_delete, struct rpma_srq_cfg *);
-	EXPECT_INT(rpma_srq_cfg_delete(&x.scfg), 0);
-	EXPECT_TRUE(x.scfg == NULL);
-}
+BI_DESTRUCTOR_ROW(rpma_srq_cfg_delete, struct rpma_srq_cfg *, x.scfg)
 
 /* ---- the table ---- */
 

@@ -36,6 +36,16 @@ ready(int epfd, int fd, int timeout_ms)
 	return n;
 }
 
+/*
+ * rpma_conn_next_event(conn, &ev) returns ret and gives want (*event is
+ * preset to EV_SENTINEL)
+ */
+#define EXPECT_NEXT_EVENT(ret, want) do { \
+	ev = EV_SENTINEL; \
+	EXPECT_INT(rpma_conn_next_event(conn, &ev), ret); \
+	EXPECT_INT(ev, want); \
+} while (0)
+
 int
 main(void)
 {
@@ -64,15 +74,11 @@ main(void)
 	t_note("ESTABLISHED");
 	EXPECT_INT(ready(epfd, fd, C_WAIT_MS), 1);
 	EXPECT_INT(ready(epfd, fd, 0) /* still, until taken */, 1);
-	ev = EV_SENTINEL;
-	EXPECT_INT(rpma_conn_next_event(conn, &ev), 0);
-	EXPECT_INT(ev, RPMA_CONN_ESTABLISHED);
+	EXPECT_NEXT_EVENT(0, RPMA_CONN_ESTABLISHED);
 	EXPECT_INT(ready(epfd, fd, 0), 0);
 
 	t_note("nothing pending");
-	ev = EV_SENTINEL;
-	EXPECT_INT(rpma_conn_next_event(conn, &ev), RPMA_E_PROVIDER);
-	EXPECT_INT(ev, EV_SENTINEL);
+	EXPECT_NEXT_EVENT(RPMA_E_PROVIDER, EV_SENTINEL);
 	EXPECT_INT(rpma_conn_next_event(conn, &ev), RPMA_E_PROVIDER);
 	EXPECT_INT(ev, EV_SENTINEL);
 	EXPECT_INT(ready(epfd, fd, 200), 0);
@@ -81,25 +87,17 @@ main(void)
 	t_sync_send();
 	EXPECT_INT(ready(epfd, fd, C_WAIT_MS), 1);
 	EXPECT_INT(ready(epfd, fd, 0), 1);
-	ev = EV_SENTINEL;
-	EXPECT_INT(rpma_conn_next_event(conn, &ev), 0);
-	EXPECT_INT(ev, RPMA_CONN_CLOSED);
+	EXPECT_NEXT_EVENT(0, RPMA_CONN_CLOSED);
 	EXPECT_INT(ready(epfd, fd, 0), 0);
-	ev = EV_SENTINEL;
-	EXPECT_INT(rpma_conn_next_event(conn, &ev), RPMA_E_PROVIDER);
-	EXPECT_INT(ev, EV_SENTINEL);
+	EXPECT_NEXT_EVENT(RPMA_E_PROVIDER, EV_SENTINEL);
 	/* the answer, which lets the server see CLOSED */
 	EXPECT_INT(rpma_conn_disconnect(conn), 0);
 
 	t_note("leaving the time-wait state");
 	EXPECT_INT(ready(epfd, fd, C_WAIT_MS), 1);
-	ev = EV_SENTINEL;
-	EXPECT_INT(rpma_conn_next_event(conn, &ev), 0);
-	EXPECT_INT(ev, RPMA_CONN_CLOSED);
+	EXPECT_NEXT_EVENT(0, RPMA_CONN_CLOSED);
 	EXPECT_INT(ready(epfd, fd, 500), 0);
-	ev = EV_SENTINEL;
-	EXPECT_INT(rpma_conn_next_event(conn, &ev), RPMA_E_PROVIDER);
-	EXPECT_INT(ev, EV_SENTINEL);
+	EXPECT_NEXT_EVENT(RPMA_E_PROVIDER, EV_SENTINEL);
 
 	EXPECT_INT(rpma_conn_delete(&conn), 0);
 	EXPECT_INT(close(epfd), 0);

@@ -135,40 +135,20 @@ real(void **slot, const char *name)
 
 #define REAL(type, name) ({ static void *slot_; (type)real(&slot_, #name); })
 
-int
-pthread_mutex_lock(pthread_mutex_t *m)
-{
-	COUNT(n_lock);
-	return REAL(int (*)(pthread_mutex_t *), pthread_mutex_lock)(m);
+/* int name(type *l): counts a lock, then takes it with the real name */
+#define LOCK_FN(name, type) \
+int \
+name(type *l) \
+{ \
+	COUNT(n_lock); \
+	return REAL(int (*)(type *), name)(l); \
 }
 
-int
-pthread_mutex_trylock(pthread_mutex_t *m)
-{
-	COUNT(n_lock);
-	return REAL(int (*)(pthread_mutex_t *), pthread_mutex_trylock)(m);
-}
-
-int
-pthread_rwlock_rdlock(pthread_rwlock_t *l)
-{
-	COUNT(n_lock);
-	return REAL(int (*)(pthread_rwlock_t *), pthread_rwlock_rdlock)(l);
-}
-
-int
-pthread_rwlock_wrlock(pthread_rwlock_t *l)
-{
-	COUNT(n_lock);
-	return REAL(int (*)(pthread_rwlock_t *), pthread_rwlock_wrlock)(l);
-}
-
-int
-pthread_spin_lock(pthread_spinlock_t *l)
-{
-	COUNT(n_lock);
-	return REAL(int (*)(pthread_spinlock_t *), pthread_spin_lock)(l);
-}
+LOCK_FN(pthread_mutex_lock, pthread_mutex_t)
+LOCK_FN(pthread_mutex_trylock, pthread_mutex_t)
+LOCK_FN(pthread_rwlock_rdlock, pthread_rwlock_t)
+LOCK_FN(pthread_rwlock_wrlock, pthread_rwlock_t)
+LOCK_FN(pthread_spin_lock, pthread_spinlock_t)
 
 long
 syscall(long nr, ...)
