@@ -41,6 +41,14 @@
 /* how long a completion may take */
 #define OS_WC_WAIT_MS 10000
 
+/*
+ * the short names the one-sided tests write their calls with (printed as
+ * written); a test may define them again, the same way
+ */
+#define ALWAYS RPMA_F_COMPLETION_ALWAYS
+#define ON_ERROR RPMA_F_COMPLETION_ON_ERROR
+#define NEVER OS_CTX(OS_NEVER_ID)
+
 /* ---- contents ---- */
 
 /* the deterministic contents of a region: byte i of pattern seed */
@@ -291,24 +299,18 @@ os_cfg(uint32_t sq, uint32_t cq)
 
 /*
  * the next completion of conn's main CQ into *wc, polling for up to
- * timeout_ms: rpma_cq_get_wc()'s result (RPMA_E_NO_COMPLETION when none
+ * OS_WC_WAIT_MS: rpma_cq_get_wc()'s result (RPMA_E_NO_COMPLETION when none
  * came), or -1 when the CQ cannot be had
  */
 static T_UNUSED int
-os_wait_wc_ms(struct rpma_conn *conn, struct ibv_wc *wc, long timeout_ms)
+os_wait_wc(struct rpma_conn *conn, struct ibv_wc *wc)
 {
 	struct rpma_cq *cq = NULL;
 
 	memset(wc, 0, sizeof(*wc));
 	if (conn == NULL || rpma_conn_get_cq(conn, &cq) != 0 || cq == NULL)
 		return -1;
-	return t_cq_wait_ms(cq, 1, wc, NULL, (int)timeout_ms);
-}
-
-static T_UNUSED int
-os_wait_wc(struct rpma_conn *conn, struct ibv_wc *wc)
-{
-	return os_wait_wc_ms(conn, wc, OS_WC_WAIT_MS);
+	return t_cq_wait_ms(cq, 1, wc, NULL, OS_WC_WAIT_MS);
 }
 
 /* 1 when conn's main CQ holds no completion right now */
@@ -345,6 +347,31 @@ os_cq_empty(struct rpma_conn *conn)
 			OS_CTX(OS_FENCE_ID)), 0); \
 	OS_EXPECT_WC(conn, OS_FENCE_ID, IBV_WC_RDMA_READ, IBV_WC_SUCCESS); \
 	EXPECT_TRUE(os_cq_empty(conn)); \
+} while (0)
+
+/*
+ * The RPMA_E_INVAL cases that rpma_read(3) and rpma_write(3) (fn) share,
+ * printed as fn's calls: a NULL conn, flags 0, exactly one of dst and src
+ * NULL (whatever the offsets and the length), both NULL with an offset or
+ * the length not 0. None logs anything, and none posts anything: a fence
+ * is the next completion.
+ */
+#define OS_EXPECT_INVAL_RW(fn, conn, dst, src) do { \
+	c_nlogs = 0; \
+	EXPECT_INT(fn(NULL, dst, 0, src, 0, 64, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(NULL, NULL, 0, NULL, 0, 0, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, dst, 0, src, 0, 64, 0, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, NULL, 0, NULL, 0, 0, 0, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, NULL, 0, src, 0, 64, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, NULL, 0, src, 0, 0, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, dst, 0, NULL, 0, 64, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, dst, 0, NULL, 0, 0, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, NULL, 8, NULL, 0, 0, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, NULL, 0, NULL, 8, 0, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, NULL, 0, NULL, 0, 8, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(c_nlogs, 0); \
+	t_note("... posted nothing and changed nothing"); \
+	OS_EXPECT_FENCE(conn); \
 } while (0)
 
 /* ---- a full send queue: RPMA_E_PROVIDER from the device ---- */

@@ -56,8 +56,6 @@
 /* the size of a memory-region descriptor */
 #define TW_DESC_SIZE 21
 
-/* how long a completion may take to come */
-#define TW_WAIT_MS 10000
 /* how long a test watches for a completion that must not come */
 #define TW_QUIET_MS 300
 /* the most posts a queue-overflow loop tries */
@@ -99,20 +97,14 @@ tw_is(const void *p, size_t len, unsigned seed)
 /* ---- completions ---- */
 
 /*
- * the next completion of cq into *wc within ms: the return value of the
- * last rpma_cq_get_wc() (RPMA_E_NO_COMPLETION when none came in time)
+ * the next completion of cq into *wc within OS_WC_WAIT_MS: the return value
+ * of the last rpma_cq_get_wc() (RPMA_E_NO_COMPLETION when none came in time)
  */
-static T_UNUSED int
-tw_wait_ms(struct rpma_cq *cq, struct ibv_wc *wc, int ms)
-{
-	memset(wc, 0, sizeof(*wc));
-	return t_cq_wait_ms(cq, 1, wc, NULL, ms);
-}
-
 static T_UNUSED int
 tw_wait(struct rpma_cq *cq, struct ibv_wc *wc)
 {
-	return tw_wait_ms(cq, wc, TW_WAIT_MS);
+	memset(wc, 0, sizeof(*wc));
+	return t_cq_wait_ms(cq, 1, wc, NULL, OS_WC_WAIT_MS);
 }
 
 /* how many completions cq gives within TW_QUIET_MS (they are consumed) */
