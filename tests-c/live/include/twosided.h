@@ -72,6 +72,15 @@
 /* which CQ of a connection */
 enum { TW_MAIN_CQ, TW_RCQ };
 
+/* the immediate data the tests send most (their calls print it as IMM) */
+#define IMM 0x12345678u
+
+/* a case of a round of immediate data, sizes and offsets */
+struct tw_imm_case {
+	uint32_t imm;
+	size_t src_off, dst_off, len;
+};
+
 /* ---- contents ---- */
 
 /*
@@ -180,7 +189,7 @@ tw_quiet(struct rpma_cq *cq)
 
 enum tw_op {
 	TW_ACCEPT,	/* sq, rq, cq, rcq sizes (0: default) */
-	TW_RECV,	/* offset (-1: dst NULL, offset and len 0), len, op_context */
+	TW_RECV,	/* as TW_SEND (flags not used) */
 	TW_SEND,	/* offset (-1: src NULL, offset and len 0), len, flags, op_context */
 	TW_SEND_IMM,	/* as TW_SEND, then imm */
 	TW_WRITE_IMM,	/* as TW_SEND, then imm; dst: the client's buffer at offset */
@@ -294,28 +303,29 @@ tw_srv_accept(struct tw_side *s, const long long *a)
 	tw_get_cqs(s);
 }
 
-/* the server's post of an operation: its return value */
+/*
+ * side s posts op (TW_RECV, TW_SEND, TW_SEND_IMM or TW_WRITE_IMM) of len
+ * bytes of its buffer at off (TW_WRITE_IMM: into the other side's buffer
+ * at off too); off -1: the 0-byte form with NULL regions. Its return value.
+ */
 static int
-tw_srv_post(struct tw_side *s, int op, const long long *a)
+tw_side_post(struct tw_side *s, int op, long long off, long long len, int flags, uint64_t id,
+		uint32_t imm)
 {
-	int null = a[0] < 0;
-	size_t off = null ? 0 : (size_t)a[0];
-	size_t len = null ? 0 : (size_t)a[1];
-	int flags = (int)a[2];
-	const void *ctx = TW_CTX(a[3]);
-	uint32_t imm = (uint32_t)a[4];
+	int null = off < 0;
+	size_t o = null ? 0 : (size_t)off, l = null ? 0 : (size_t)len;
+	struct rpma_mr_local *mr = null ? NULL : s->mr;
 
 	switch (op) {
 	case TW_RECV:
-		return rpma_recv(s->conn, null ? NULL : s->mr, off, len, TW_CTX(a[2]));
+		return rpma_recv(s->conn, mr, o, l, TW_CTX(id));
 	case TW_SEND:
-		return rpma_send(s->conn, null ? NULL : s->mr, off, len, flags, ctx);
+		return rpma_send(s->conn, mr, o, l, flags, TW_CTX(id));
 	case TW_SEND_IMM:
-		return rpma_send_with_imm(s->conn, null ? NULL : s->mr, off, len, flags,
-				imm, ctx);
+		return rpma_send_with_imm(s->conn, mr, o, l, flags, imm, TW_CTX(id));
 	default:
-		return rpma_write_with_imm(s->conn, null ? NULL : s->rmr, off,
-				null ? NULL : s->mr, off, len, flags, imm, ctx);
+		return rpma_write_with_imm(s->conn, null ? NULL : s->rmr, o, mr, o, l, flags,
+				imm, TW_CTX(id));
 	}
 }
 
@@ -373,7 +383,8 @@ tw_server(void *arg)
 		case TW_SEND:
 		case TW_SEND_IMM:
 		case TW_WRITE_IMM:
-			c_put(tw_srv_post(&s, c.op, c.a));
+			c_put(tw_side_post(&s, c.op, c.a[0], c.a[1], (int)c.a[2],
+					(uint64_t)c.a[3], (uint32_t)c.a[4]));
 			break;
 		case TW_POLL:
 			tw_srv_poll(&s, (int)c.a[0]);
@@ -505,6 +516,15 @@ tw_connect(const struct tw_sizes *client, const struct tw_sizes *server)
 	(void) rpma_conn_cfg_delete(&cfg);
 }
 
+/* parent: tw_start(), then tw_connect(); the parent's buffer */
+static T_UNUSED char *
+tw_start_connect(const struct tw_sizes *client, const struct tw_sizes *server)
+{
+	tw_start();
+	tw_connect(client, server);
+	return tw.buf;
+}
+
 /* parent: ends the connection on both sides */
 static T_UNUSED void
 tw_close(void)
@@ -530,7 +550,7 @@ tw_end(void)
 static T_UNUSED void
 srv_recv(long long off, long long len, uint64_t id)
 {
-	tw_cmd(TW_RECV, off, len, (long long)id);
+	tw_cmd(TW_RECV, off, len, 0, (long long)id);
 	EXPECT_INT(SERVER(rpma_recv), 0);
 }
 
@@ -653,27 +673,11 @@ tw_log_restore(void)
 
 /* ---- the parent's posts and scenarios shared by the tests ---- */
 
-/*
- * parent: posts op (TW_SEND, TW_SEND_IMM or TW_WRITE_IMM) of len bytes from
- * its buffer at off (for TW_WRITE_IMM into the server's buffer at off too);
- * off -1: the 0-byte form with NULL regions
- */
+/* parent: posts op (TW_SEND, TW_SEND_IMM or TW_WRITE_IMM), see tw_side_post() */
 static T_UNUSED int
 tw_post(int op, long long off, long long len, int flags, uint64_t id, uint32_t imm)
 {
-	int null = off < 0;
-	size_t o = null ? 0 : (size_t)off, l = null ? 0 : (size_t)len;
-	struct rpma_mr_local *src = null ? NULL : tw.mr;
-
-	switch (op) {
-	case TW_SEND:
-		return rpma_send(tw.conn, src, o, l, flags, TW_CTX(id));
-	case TW_SEND_IMM:
-		return rpma_send_with_imm(tw.conn, src, o, l, flags, imm, TW_CTX(id));
-	default:
-		return rpma_write_with_imm(tw.conn, null ? NULL : tw.rmr, o, src, o, l,
-				flags, imm, TW_CTX(id));
-	}
+	return tw_side_post(&tw, op, off, len, flags, id, imm);
 }
 
 /* the completion opcode of op at the sender */

@@ -25,8 +25,6 @@ static const struct tw_sizes server_sizes = {.sq = 64, .cq = 64};
 /* the client's CQ holds every completion of the overflow round */
 static const struct tw_sizes client_sizes = {.cq = 64};
 
-#define IMM 0x12345678u
-
 /*
  * what rxe reports for a message into a receive beyond the region (rxe in
  * Debian's kernel 6.1 takes it for a malformed receive request, not for a
@@ -123,9 +121,7 @@ main(void)
 	char *b;
 
 	t_begin();
-	tw_start();
-	b = tw.buf;
-	tw_connect(&client_sizes, &server_sizes);
+	b = tw_start_connect(&client_sizes, &server_sizes);
 
 	t_note("ERRORS: RPMA_E_INVAL");
 	EXPECT_INT(rpma_recv(tw.conn, tw.mr, 0, 4096, TW_CTX(TW_ID_A)), 0);

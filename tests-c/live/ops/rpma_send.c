@@ -44,9 +44,7 @@ main(void)
 	char *b;
 
 	t_begin();
-	tw_start();
-	b = tw.buf;
-	tw_connect(NULL, &tw_overflow_server);
+	b = tw_start_connect(NULL, &tw_overflow_server);
 
 	t_note("ERRORS: RPMA_E_INVAL");
 	srv_recv(0, TW_BUF_SIZE, TW_RID);

@@ -15,13 +15,8 @@
  */
 #include "twosided.h"
 
-#define IMM 0x12345678u
-
 /* immediate data, sizes and offsets */
-static const struct {
-	uint32_t imm;
-	size_t src_off, dst_off, len;
-} cases[] = {
+static const struct tw_imm_case cases[] = {
 	{0, 0, 0, 1},
 	{1, 7, 4096, 9},
 	{0x80000000u, 4095, 8191, 1500},
@@ -36,9 +31,7 @@ main(void)
 	char *b;
 
 	t_begin();
-	tw_start();
-	b = tw.buf;
-	tw_connect(NULL, &tw_overflow_server);
+	b = tw_start_connect(NULL, &tw_overflow_server);
 
 	t_note("ERRORS: RPMA_E_INVAL");
 	srv_recv(0, TW_BUF_SIZE, TW_RID);

@@ -18,17 +18,12 @@
  */
 #include "twosided.h"
 
-#define IMM 0x12345678u
-
 /* what rxe reports for a write beyond the remote region */
 #define OUT_OF_RANGE_AT_WRITER IBV_WC_REM_ACCESS_ERR
 #define OUT_OF_RANGE_AT_PEER IBV_WC_REM_ACCESS_ERR
 
 /* immediate data, sizes and offsets */
-static const struct {
-	uint32_t imm;
-	size_t src_off, dst_off, len;
-} cases[] = {
+static const struct tw_imm_case cases[] = {
 	{0, 0, 0, 1},
 	{1, 7, 4093, 9},
 	{0x80000000u, 4095, 8191, 1500},
@@ -43,9 +38,7 @@ main(void)
 	char *b;
 
 	t_begin();
-	tw_start();
-	b = tw.buf;
-	tw_connect(NULL, &tw_overflow_server);
+	b = tw_start_connect(NULL, &tw_overflow_server);
 
 	t_note("ERRORS: RPMA_E_INVAL");
 	srv_recv(-1, 0, TW_RID);
