@@ -22,7 +22,11 @@
  *
  * Completions: tw_wait() polls a CQ with a deadline; tw_quiet() counts what
  * arrives within TW_QUIET_MS (what must not arrive). TW_EXPECT_WC() and
- * TW_EXPECT_RECV() check a completion of either side.
+ * TW_EXPECT_RECV() check a completion of either side; TW_EXPECT_NEXT_WC()
+ * and TW_EXPECT_NEXT_RECV() wait for the parent's next one and check it,
+ * srv_expect_wc() and srv_expect_recv() the server's, and
+ * tw_expect_delivered() both ends of a message the parent sent. The pattern
+ * of the buffers is onesided.h's (tw_fill(), tw_is()).
  *
  * Scenarios the tests share, for op = TW_SEND, TW_SEND_IMM or TW_WRITE_IMM
  * posted by the parent: tw_late_receive() (a message waits for the peer's
