@@ -17,7 +17,8 @@
  * signalled 0-byte read and checks that it is the very next completion
  * and the last one: completions of one queue pair come in posting order, so
  * whatever was posted before the fence and gave no completion of its own
- * either completed without one or was never posted.
+ * either completed without one or was never posted. OS_EXPECT_INVAL_RW()
+ * is the RPMA_E_INVAL round rpma_read.c and rpma_write.c share.
  *
  * RPMA_E_PROVIDER from a healthy device: os_srv_vanish() on the server and
  * os_expect_full_sq() on the client fill the client's send queue (see
