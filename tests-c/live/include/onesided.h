@@ -17,7 +17,8 @@
  * signalled 0-byte read and checks that it is the very next completion
  * and the last one: completions of one queue pair come in posting order, so
  * whatever was posted before the fence and gave no completion of its own
- * either completed without one or was never posted.
+ * either completed without one or was never posted. OS_EXPECT_INVAL_RW()
+ * is the RPMA_E_INVAL round rpma_read.c and rpma_write.c share.
  *
  * RPMA_E_PROVIDER from a healthy device: os_srv_vanish() on the server and
  * os_expect_full_sq() on the client fill the client's send queue (see
@@ -40,6 +41,14 @@
 
 /* how long a completion may take */
 #define OS_WC_WAIT_MS 10000
+
+/*
+ * the short names the one-sided tests write their calls with (printed as
+ * written); a test may define them again, the same way
+ */
+#define ALWAYS RPMA_F_COMPLETION_ALWAYS
+#define ON_ERROR RPMA_F_COMPLETION_ON_ERROR
+#define NEVER OS_CTX(OS_NEVER_ID)
 
 /* ---- contents ---- */
 
@@ -291,24 +300,18 @@ os_cfg(uint32_t sq, uint32_t cq)
 
 /*
  * the next completion of conn's main CQ into *wc, polling for up to
- * timeout_ms: rpma_cq_get_wc()'s result (RPMA_E_NO_COMPLETION when none
+ * OS_WC_WAIT_MS: rpma_cq_get_wc()'s result (RPMA_E_NO_COMPLETION when none
  * came), or -1 when the CQ cannot be had
  */
 static T_UNUSED int
-os_wait_wc_ms(struct rpma_conn *conn, struct ibv_wc *wc, long timeout_ms)
+os_wait_wc(struct rpma_conn *conn, struct ibv_wc *wc)
 {
 	struct rpma_cq *cq = NULL;
 
 	memset(wc, 0, sizeof(*wc));
 	if (conn == NULL || rpma_conn_get_cq(conn, &cq) != 0 || cq == NULL)
 		return -1;
-	return t_cq_wait_ms(cq, 1, wc, NULL, (int)timeout_ms);
-}
-
-static T_UNUSED int
-os_wait_wc(struct rpma_conn *conn, struct ibv_wc *wc)
-{
-	return os_wait_wc_ms(conn, wc, OS_WC_WAIT_MS);
+	return t_cq_wait_ms(cq, 1, wc, NULL, OS_WC_WAIT_MS);
 }
 
 /* 1 when conn's main CQ holds no completion right now */
@@ -338,13 +341,39 @@ os_cq_empty(struct rpma_conn *conn)
 
 /*
  * a signalled 0-byte read goes through conn and its completion is the next
- * one and the last one
+ * one and the last one (OS_EXPECT_FENCE_ST: with status st)
  */
-#define OS_EXPECT_FENCE(conn) do { \
+#define OS_EXPECT_FENCE_ST(conn, st) do { \
 	EXPECT_INT(rpma_read(conn, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, \
 			OS_CTX(OS_FENCE_ID)), 0); \
-	OS_EXPECT_WC(conn, OS_FENCE_ID, IBV_WC_RDMA_READ, IBV_WC_SUCCESS); \
+	OS_EXPECT_WC(conn, OS_FENCE_ID, IBV_WC_RDMA_READ, st); \
 	EXPECT_TRUE(os_cq_empty(conn)); \
+} while (0)
+#define OS_EXPECT_FENCE(conn) OS_EXPECT_FENCE_ST(conn, IBV_WC_SUCCESS)
+
+/*
+ * The RPMA_E_INVAL cases that rpma_read(3) and rpma_write(3) (fn) share,
+ * printed as fn's calls: a NULL conn, flags 0, exactly one of dst and src
+ * NULL (whatever the offsets and the length), both NULL with an offset or
+ * the length not 0. None logs anything, and none posts anything: a fence
+ * is the next completion.
+ */
+#define OS_EXPECT_INVAL_RW(fn, conn, dst, src) do { \
+	c_nlogs = 0; \
+	EXPECT_INT(fn(NULL, dst, 0, src, 0, 64, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(NULL, NULL, 0, NULL, 0, 0, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, dst, 0, src, 0, 64, 0, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, NULL, 0, NULL, 0, 0, 0, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, NULL, 0, src, 0, 64, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, NULL, 0, src, 0, 0, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, dst, 0, NULL, 0, 64, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, dst, 0, NULL, 0, 0, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, NULL, 8, NULL, 0, 0, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, NULL, 0, NULL, 8, 0, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(fn(conn, NULL, 0, NULL, 0, 8, ALWAYS, NEVER), RPMA_E_INVAL); \
+	EXPECT_INT(c_nlogs, 0); \
+	t_note("... posted nothing and changed nothing"); \
+	OS_EXPECT_FENCE(conn); \
 } while (0)
 
 /* ---- a full send queue: RPMA_E_PROVIDER from the device ---- */
@@ -457,10 +486,7 @@ os_expect_full_sq(struct rpma_peer *peer, int nremotes, int which, os_post_fn po
 			in_order++;
 	}
 	EXPECT_INT(in_order, OS_SQ_HOLDS);
-	EXPECT_INT(rpma_read(conn, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS,
-			OS_CTX(OS_FENCE_ID)), 0);
-	OS_EXPECT_WC(conn, OS_FENCE_ID, IBV_WC_RDMA_READ, IBV_WC_WR_FLUSH_ERR);
-	EXPECT_TRUE(os_cq_empty(conn));
+	OS_EXPECT_FENCE_ST(conn, IBV_WC_WR_FLUSH_ERR);
 
 	EXPECT_TRUE(c_event_is(conn, RPMA_CONN_CLOSED));
 	EXPECT_INT(rpma_conn_delete(&conn), 0);

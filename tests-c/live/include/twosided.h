@@ -22,7 +22,11 @@
  *
  * Completions: tw_wait() polls a CQ with a deadline; tw_quiet() counts what
  * arrives within TW_QUIET_MS (what must not arrive). TW_EXPECT_WC() and
- * TW_EXPECT_RECV() check a completion of either side.
+ * TW_EXPECT_RECV() check a completion of either side; TW_EXPECT_NEXT_WC()
+ * and TW_EXPECT_NEXT_RECV() wait for the parent's next one and check it,
+ * srv_expect_wc() and srv_expect_recv() the server's, and
+ * tw_expect_delivered() both ends of a message the parent sent. The pattern
+ * of the buffers is onesided.h's (tw_fill(), tw_is()).
  *
  * Scenarios the tests share, for op = TW_SEND, TW_SEND_IMM or TW_WRITE_IMM
  * posted by the parent: tw_late_receive() (a message waits for the peer's
@@ -46,6 +50,7 @@
 #include <infiniband/verbs.h>
 
 #include "conn.h"
+#include "onesided.h"
 
 /* the buffer of each side */
 #define TW_BUF_SIZE 65536
@@ -55,8 +60,6 @@
 /* the size of a memory-region descriptor */
 #define TW_DESC_SIZE 21
 
-/* how long a completion may take to come */
-#define TW_WAIT_MS 10000
 /* how long a test watches for a completion that must not come */
 #define TW_QUIET_MS 300
 /* the most posts a queue-overflow loop tries */
@@ -73,61 +76,48 @@
 /* which CQ of a connection */
 enum { TW_MAIN_CQ, TW_RCQ };
 
+/* the immediate data the tests send most (their calls print it as IMM) */
+#define IMM 0x12345678u
+
+/* a case of a round of immediate data, sizes and offsets */
+struct tw_imm_case {
+	uint32_t imm;
+	size_t src_off, dst_off, len;
+};
+
 /* ---- contents ---- */
 
-/* byte i of the pattern seed; seed 0 is all zeros (a fresh buffer) */
-static T_UNUSED unsigned char
-tw_byte(unsigned seed, size_t i)
-{
-	uint32_t x;
-
-	if (seed == 0)
-		return 0;
-	x = (uint32_t)i * 2654435761u + seed * 40503u + 0x9E37u;
-	x ^= x >> 15;
-	x *= 0x2C1B3C6Du;
-	x ^= x >> 12;
-	return (unsigned char)(x >> 8);
-}
-
+/*
+ * the pattern seed (onesided.h's) in len bytes at p; seed 0 is all zeros
+ * (a fresh buffer)
+ */
 static T_UNUSED void
 tw_fill(void *p, size_t len, unsigned seed)
 {
-	unsigned char *b = p;
-
-	for (size_t i = 0; i < len; i++)
-		b[i] = tw_byte(seed, i);
+	if (seed == 0)
+		memset(p, 0, len);
+	else
+		os_fill(p, len, seed);
 }
 
 /* 1 when the len bytes at p are the pattern seed */
 static T_UNUSED int
 tw_is(const void *p, size_t len, unsigned seed)
 {
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < len; i++)
-		if (b[i] != tw_byte(seed, i))
-			return 0;
-	return 1;
+	return seed == 0 ? c_all_zero(p, len) : os_is_pattern(p, len, seed, 0);
 }
 
 /* ---- completions ---- */
 
 /*
- * the next completion of cq into *wc within ms: the return value of the
- * last rpma_cq_get_wc() (RPMA_E_NO_COMPLETION when none came in time)
+ * the next completion of cq into *wc within OS_WC_WAIT_MS: the return value
+ * of the last rpma_cq_get_wc() (RPMA_E_NO_COMPLETION when none came in time)
  */
-static T_UNUSED int
-tw_wait_ms(struct rpma_cq *cq, struct ibv_wc *wc, int ms)
-{
-	memset(wc, 0, sizeof(*wc));
-	return t_cq_wait_ms(cq, 1, wc, NULL, ms);
-}
-
 static T_UNUSED int
 tw_wait(struct rpma_cq *cq, struct ibv_wc *wc)
 {
-	return tw_wait_ms(cq, wc, TW_WAIT_MS);
+	memset(wc, 0, sizeof(*wc));
+	return t_cq_wait_ms(cq, 1, wc, NULL, OS_WC_WAIT_MS);
 }
 
 /* how many completions cq gives within TW_QUIET_MS (they are consumed) */
@@ -171,11 +161,39 @@ tw_quiet(struct rpma_cq *cq)
 	} \
 } while (0)
 
+/*
+ * the parent's next completion on cq (tw.cq or tw.rcq, printed as written)
+ * is as TW_EXPECT_WC() / TW_EXPECT_RECV() say
+ */
+#define TW_EXPECT_NEXT_WC(cq, st, id, op) do { \
+	struct ibv_wc wc; \
+	EXPECT_INT(tw_wait(cq, &wc), 0); \
+	TW_EXPECT_WC(wc, st, id, op); \
+} while (0)
+
+#define TW_EXPECT_NEXT_RECV(cq, id, op, len, with_imm, imm) do { \
+	struct ibv_wc wc; \
+	EXPECT_INT(tw_wait(cq, &wc), 0); \
+	TW_EXPECT_RECV(wc, id, op, len, with_imm, imm); \
+} while (0)
+
+/*
+ * exactly one message was logged (see tw_log_capture()): an ERROR from
+ * the function fn, starting with the n characters of the string literal
+ * prefix (printed as written)
+ */
+#define TW_EXPECT_ONE_ERROR(fn, prefix, n) do { \
+	EXPECT_INT(c_nlogs, 1); \
+	EXPECT_INT(c_logs[0].level, RPMA_LOG_LEVEL_ERROR); \
+	EXPECT_STR(c_logs[0].function, fn); \
+	EXPECT_TRUE(strncmp(c_logs[0].message, prefix, n) == 0); \
+} while (0)
+
 /* ---- the commands the parent gives the server ---- */
 
 enum tw_op {
 	TW_ACCEPT,	/* sq, rq, cq, rcq sizes (0: default) */
-	TW_RECV,	/* offset (-1: dst NULL, offset and len 0), len, op_context */
+	TW_RECV,	/* as TW_SEND (flags not used) */
 	TW_SEND,	/* offset (-1: src NULL, offset and len 0), len, flags, op_context */
 	TW_SEND_IMM,	/* as TW_SEND, then imm */
 	TW_WRITE_IMM,	/* as TW_SEND, then imm; dst: the client's buffer at offset */
@@ -289,28 +307,29 @@ tw_srv_accept(struct tw_side *s, const long long *a)
 	tw_get_cqs(s);
 }
 
-/* the server's post of an operation: its return value */
+/*
+ * side s posts op (TW_RECV, TW_SEND, TW_SEND_IMM or TW_WRITE_IMM) of len
+ * bytes of its buffer at off (TW_WRITE_IMM: into the other side's buffer
+ * at off too); off -1: the 0-byte form with NULL regions. Its return value.
+ */
 static int
-tw_srv_post(struct tw_side *s, int op, const long long *a)
+tw_side_post(struct tw_side *s, int op, long long off, long long len, int flags, uint64_t id,
+		uint32_t imm)
 {
-	int null = a[0] < 0;
-	size_t off = null ? 0 : (size_t)a[0];
-	size_t len = null ? 0 : (size_t)a[1];
-	int flags = (int)a[2];
-	const void *ctx = TW_CTX(a[3]);
-	uint32_t imm = (uint32_t)a[4];
+	int null = off < 0;
+	size_t o = null ? 0 : (size_t)off, l = null ? 0 : (size_t)len;
+	struct rpma_mr_local *mr = null ? NULL : s->mr;
 
 	switch (op) {
 	case TW_RECV:
-		return rpma_recv(s->conn, null ? NULL : s->mr, off, len, TW_CTX(a[2]));
+		return rpma_recv(s->conn, mr, o, l, TW_CTX(id));
 	case TW_SEND:
-		return rpma_send(s->conn, null ? NULL : s->mr, off, len, flags, ctx);
+		return rpma_send(s->conn, mr, o, l, flags, TW_CTX(id));
 	case TW_SEND_IMM:
-		return rpma_send_with_imm(s->conn, null ? NULL : s->mr, off, len, flags,
-				imm, ctx);
+		return rpma_send_with_imm(s->conn, mr, o, l, flags, imm, TW_CTX(id));
 	default:
-		return rpma_write_with_imm(s->conn, null ? NULL : s->rmr, off,
-				null ? NULL : s->mr, off, len, flags, imm, ctx);
+		return rpma_write_with_imm(s->conn, null ? NULL : s->rmr, o, mr, o, l, flags,
+				imm, TW_CTX(id));
 	}
 }
 
@@ -368,7 +387,8 @@ tw_server(void *arg)
 		case TW_SEND:
 		case TW_SEND_IMM:
 		case TW_WRITE_IMM:
-			c_put(tw_srv_post(&s, c.op, c.a));
+			c_put(tw_side_post(&s, c.op, c.a[0], c.a[1], (int)c.a[2],
+					(uint64_t)c.a[3], (uint32_t)c.a[4]));
 			break;
 		case TW_POLL:
 			tw_srv_poll(&s, (int)c.a[0]);
@@ -500,6 +520,15 @@ tw_connect(const struct tw_sizes *client, const struct tw_sizes *server)
 	(void) rpma_conn_cfg_delete(&cfg);
 }
 
+/* parent: tw_start(), then tw_connect(); the parent's buffer */
+static T_UNUSED char *
+tw_start_connect(const struct tw_sizes *client, const struct tw_sizes *server)
+{
+	tw_start();
+	tw_connect(client, server);
+	return tw.buf;
+}
+
 /* parent: ends the connection on both sides */
 static T_UNUSED void
 tw_close(void)
@@ -525,7 +554,7 @@ tw_end(void)
 static T_UNUSED void
 srv_recv(long long off, long long len, uint64_t id)
 {
-	tw_cmd(TW_RECV, off, len, (long long)id);
+	tw_cmd(TW_RECV, off, len, 0, (long long)id);
 	EXPECT_INT(SERVER(rpma_recv), 0);
 }
 
@@ -552,6 +581,28 @@ srv_wc(int which)
 	wc.wc_flags = (unsigned)SERVER(wc_flags);
 	wc.imm_data = (uint32_t)SERVER(imm_data);
 	return wc;
+}
+
+/* the server's next completion on its main CQ is as TW_EXPECT_WC() says */
+static T_UNUSED struct tw_wc
+srv_expect_wc(int st, uint64_t id, int op)
+{
+	struct tw_wc swc = srv_wc(TW_MAIN_CQ);
+
+	EXPECT_INT(swc.ret, 0);
+	TW_EXPECT_WC(swc, st, id, op);
+	return swc;
+}
+
+/* ... is a receive, as TW_EXPECT_RECV() says */
+static T_UNUSED struct tw_wc
+srv_expect_recv(uint64_t id, int op, long long len, int with_imm, uint32_t imm)
+{
+	struct tw_wc swc = srv_wc(TW_MAIN_CQ);
+
+	EXPECT_INT(swc.ret, 0);
+	TW_EXPECT_RECV(swc, id, op, len, with_imm, imm);
+	return swc;
 }
 
 /* how many completions the server's CQ gives within TW_QUIET_MS */
@@ -626,27 +677,11 @@ tw_log_restore(void)
 
 /* ---- the parent's posts and scenarios shared by the tests ---- */
 
-/*
- * parent: posts op (TW_SEND, TW_SEND_IMM or TW_WRITE_IMM) of len bytes from
- * its buffer at off (for TW_WRITE_IMM into the server's buffer at off too);
- * off -1: the 0-byte form with NULL regions
- */
+/* parent: posts op (TW_SEND, TW_SEND_IMM or TW_WRITE_IMM), see tw_side_post() */
 static T_UNUSED int
 tw_post(int op, long long off, long long len, int flags, uint64_t id, uint32_t imm)
 {
-	int null = off < 0;
-	size_t o = null ? 0 : (size_t)off, l = null ? 0 : (size_t)len;
-	struct rpma_mr_local *src = null ? NULL : tw.mr;
-
-	switch (op) {
-	case TW_SEND:
-		return rpma_send(tw.conn, src, o, l, flags, TW_CTX(id));
-	case TW_SEND_IMM:
-		return rpma_send_with_imm(tw.conn, src, o, l, flags, imm, TW_CTX(id));
-	default:
-		return rpma_write_with_imm(tw.conn, null ? NULL : tw.rmr, o, src, o, l,
-				flags, imm, TW_CTX(id));
-	}
+	return tw_side_post(&tw, op, off, len, flags, id, imm);
 }
 
 /* the completion opcode of op at the sender */
@@ -663,6 +698,24 @@ tw_recv_opcode(int op)
 	return op == TW_WRITE_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
 }
 
+/*
+ * the message of op that the parent posted with op_context id arrived: its
+ * completion at the parent, then the server's receive rid of len bytes
+ * (with imm when op carries immediate data); the server's completion
+ */
+static T_UNUSED struct tw_wc
+tw_expect_delivered(int op, uint64_t id, uint64_t rid, long long len, uint32_t imm)
+{
+	TW_EXPECT_NEXT_WC(tw.cq, IBV_WC_SUCCESS, id, tw_send_opcode(op));
+	return srv_expect_recv(rid, tw_recv_opcode(op), len, op != TW_SEND, imm);
+}
+
+/* how many entries a queue of the default configuration (10) holds on rxe */
+#define TW_DEFAULT_CAPACITY 15
+
+/* the server's sizes for tw_sq_overflow(): its queues hold every message */
+static T_UNUSED const struct tw_sizes tw_overflow_server = {.rq = 64, .cq = 64};
+
 /* the slot of message n in the buffers of tw_sq_overflow() */
 #define TW_SLOT 64
 /* the seed and the immediate data of message n */
@@ -670,25 +723,27 @@ tw_recv_opcode(int op)
 #define TW_IMM(n) (0xA0000000u + (uint32_t)(n))
 
 /*
- * The PROVIDER of a post on a full send queue, with the failure changing
- * nothing. The server has posted no receive, so the first message waits
- * (receiver not ready, retried for ever) and every later one stays queued
- * behind it: the unsignalled 8-byte posts of op succeed until the send
- * queue is full (capacity posts), and the next one fails with
- * RPMA_E_PROVIDER and one ERROR message. Then the server posts capacity
- * receives: exactly the messages posted before the failure arrive, each
- * once, each into one receive, with its data (and immediate data); nothing
- * more arrives and the unsignalled posts give the sender no completion.
- * The server's queues must hold capacity receives and completions.
+ * The PROVIDER of a post on a full send queue (a default one), with the
+ * failure changing nothing. The server has posted no receive, so the first
+ * message waits (receiver not ready, retried for ever) and every later one
+ * stays queued behind it: the unsignalled 8-byte posts of op succeed until
+ * the send queue is full (TW_DEFAULT_CAPACITY posts), and the next one
+ * fails with RPMA_E_PROVIDER and one ERROR message. Then the server posts
+ * as many receives: exactly the messages posted before the failure arrive,
+ * each once, each into one receive, with its data (and immediate data);
+ * nothing more arrives and the unsignalled posts give the sender no
+ * completion. The server needs tw_overflow_server's sizes.
  */
 static T_UNUSED void
-tw_sq_overflow(int op, int capacity)
+tw_sq_overflow(int op)
 {
+	const int capacity = TW_DEFAULT_CAPACITY;
 	char *b = tw.buf;
 	int posted, ret = 0, completed = 0, receives_used = 0, messages_intact = 0;
 	unsigned char seen_r[TW_MAX_POSTS], seen_m[TW_MAX_POSTS];
 	struct tw_wc swc;
 
+	t_note("ERRORS: RPMA_E_PROVIDER on a full send queue; it changes nothing");
 	tw_log_capture();
 	for (posted = 0; posted < TW_MAX_POSTS; posted++) {
 		tw_fill(b + posted * TW_SLOT, 8, TW_SEED(posted));
@@ -699,8 +754,6 @@ tw_sq_overflow(int op, int capacity)
 	}
 	EXPECT_INT(ret, RPMA_E_PROVIDER);
 	EXPECT_INT(posted, capacity);
-	EXPECT_INT(c_nlogs, 1);
-	EXPECT_INT(c_logs[0].level, RPMA_LOG_LEVEL_ERROR);
 	if (op == TW_WRITE_IMM) {
 		/*
 		 * upstream describes the work request, with addresses and keys
@@ -711,13 +764,11 @@ tw_sq_overflow(int op, int capacity)
 
 		snprintf(tail, sizeof(tail), ", wr_id=0x%x, opcode=IBV_WR_RDMA_WRITE, "
 				"send_flags=0) failed: ", (unsigned)(TW_ID_A + (uint64_t)posted));
-		EXPECT_STR(c_logs[0].function, "rpma_mr_write");
-		EXPECT_TRUE(strncmp(c_logs[0].message, "ibv_post_send(dst_addr=0x", 25) == 0);
+		TW_EXPECT_ONE_ERROR("rpma_mr_write", "ibv_post_send(dst_addr=0x", 25);
 		EXPECT_TRUE(strstr(c_logs[0].message, ", length=8, lkey=0x") != NULL);
 		EXPECT_TRUE(strstr(c_logs[0].message, tail) != NULL);
 	} else {
-		EXPECT_STR(c_logs[0].function, "rpma_mr_send");
-		EXPECT_TRUE(strncmp(c_logs[0].message, "ibv_post_send failed: ", 22) == 0);
+		TW_EXPECT_ONE_ERROR("rpma_mr_send", "ibv_post_send failed: ", 22);
 	}
 	fprintf(stderr, "logged: %s", c_logs[0].message); /* not an observation */
 	tw_log_restore();
@@ -765,15 +816,7 @@ tw_sq_overflow(int op, int capacity)
 	t_note("the send queue takes posts again");
 	srv_recv(-1, 0, TW_RID);
 	EXPECT_INT(tw_post(op, -1, 0, RPMA_F_COMPLETION_ALWAYS, TW_ID_B, 7), 0);
-	{
-		struct ibv_wc wc;
-
-		EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-		TW_EXPECT_WC(wc, IBV_WC_SUCCESS, TW_ID_B, tw_send_opcode(op));
-	}
-	swc = srv_wc(TW_MAIN_CQ);
-	EXPECT_INT(swc.ret, 0);
-	TW_EXPECT_RECV(swc, TW_RID, tw_recv_opcode(op), 0, op != TW_SEND, 7);
+	tw_expect_delivered(op, TW_ID_B, TW_RID, 0, 7);
 }
 
 /*
@@ -784,21 +827,15 @@ tw_sq_overflow(int op, int capacity)
 static T_UNUSED void
 tw_late_receive(int op)
 {
-	struct ibv_wc wc;
-	struct tw_wc swc;
-
 	tw_fill(tw.buf, 32, 5);
 	srv_fill(0, TW_BUF_SIZE, 0);
 	EXPECT_INT(tw_post(op, 0, 32, RPMA_F_COMPLETION_ALWAYS, TW_ID_A, 0x01020304), 0);
 	EXPECT_INT(tw_quiet(tw.cq), 0);
 	EXPECT_INT(srv_quiet(TW_MAIN_CQ), 0);
 	srv_recv(op == TW_WRITE_IMM ? -1 : 0, 64, TW_RID + 1);
-	swc = srv_wc(TW_MAIN_CQ);
-	EXPECT_INT(swc.ret, 0);
-	TW_EXPECT_RECV(swc, TW_RID + 1, tw_recv_opcode(op), 32, op != TW_SEND, 0x01020304);
+	srv_expect_recv(TW_RID + 1, tw_recv_opcode(op), 32, op != TW_SEND, 0x01020304);
 	EXPECT_INT(srv_only(0, 32, 5), 1);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_WC(wc, IBV_WC_SUCCESS, TW_ID_A, tw_send_opcode(op));
+	TW_EXPECT_NEXT_WC(tw.cq, IBV_WC_SUCCESS, TW_ID_A, tw_send_opcode(op));
 }
 
 /*
@@ -822,22 +859,16 @@ tw_late_receive(int op)
 static T_UNUSED void
 tw_too_long(int op)
 {
-	struct ibv_wc wc;
-	struct tw_wc swc;
-
+	t_note("a message longer than the receive");
 	srv_recv(0, 16, TW_RID);
 	tw_fill(tw.buf, 64, 6);
 	EXPECT_INT(tw_post(op, 0, 64, RPMA_F_COMPLETION_ON_ERROR, TW_ID_A, 9), 0);
-	swc = srv_wc(TW_MAIN_CQ);
-	EXPECT_INT(swc.ret, 0);
-	TW_EXPECT_WC(swc, TW_TOO_LONG_AT_RECEIVER, TW_RID, 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_WC(wc, TW_TOO_LONG_AT_SENDER, TW_ID_A, 0);
+	srv_expect_wc(TW_TOO_LONG_AT_RECEIVER, TW_RID, 0);
+	TW_EXPECT_NEXT_WC(tw.cq, TW_TOO_LONG_AT_SENDER, TW_ID_A, 0);
 
 	t_note("after the error, work requests are flushed");
 	EXPECT_INT(tw_post(op, 0, 8, RPMA_F_COMPLETION_ON_ERROR, TW_ID_B, 9), 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_WC(wc, IBV_WC_WR_FLUSH_ERR, TW_ID_B, 0);
+	TW_EXPECT_NEXT_WC(tw.cq, IBV_WC_WR_FLUSH_ERR, TW_ID_B, 0);
 	EXPECT_INT(tw_quiet(tw.cq), 0);
 	/*
 	 * (A receive the server posts now is not flushed on rxe: the kernel

@@ -25,9 +25,6 @@
 /* how many times the client asks for the contents of the server's region */
 #define CHECKPOINTS 5
 
-#define ALWAYS RPMA_F_COMPLETION_ALWAYS
-#define ON_ERROR RPMA_F_COMPLETION_ON_ERROR
-#define NEVER OS_CTX(OS_NEVER_ID)
 
 static void
 serve(struct rpma_peer *peer, struct rpma_ep *ep)

@@ -39,9 +39,6 @@ static const int usage[R_N] = {
 /* neither of the two */
 #define UNKNOWN_TYPE ((enum rpma_flush_type)7)
 
-#define ALWAYS RPMA_F_COMPLETION_ALWAYS
-#define ON_ERROR RPMA_F_COMPLETION_ON_ERROR
-#define NEVER OS_CTX(OS_NEVER_ID)
 
 #define MSG_CONN "Connection does not support flush to persistency. " \
 	"Check if the remote node supports direct write to persistent memory.\n"

@@ -25,11 +25,6 @@ static const struct tw_sizes server_sizes = {.sq = 64, .cq = 64};
 /* the client's CQ holds every completion of the overflow round */
 static const struct tw_sizes client_sizes = {.cq = 64};
 
-/* the receive queue of the default configuration (10) as rxe sizes it */
-#define RQ_CAPACITY 15
-
-#define IMM 0x12345678u
-
 /*
  * what rxe reports for a message into a receive beyond the region (rxe in
  * Debian's kernel 6.1 takes it for a malformed receive request, not for a
@@ -78,11 +73,8 @@ rq_overflow(void)
 			break;
 	}
 	EXPECT_INT(ret, RPMA_E_PROVIDER);
-	EXPECT_INT(posted, RQ_CAPACITY);
-	EXPECT_INT(c_nlogs, 1);
-	EXPECT_INT(c_logs[0].level, RPMA_LOG_LEVEL_ERROR);
-	EXPECT_STR(c_logs[0].function, "rpma_mr_recv");
-	EXPECT_TRUE(strncmp(c_logs[0].message, "ibv_post_recv failed: ", 22) == 0);
+	EXPECT_INT(posted, TW_DEFAULT_CAPACITY);
+	TW_EXPECT_ONE_ERROR("rpma_mr_recv", "ibv_post_recv failed: ", 22);
 	fprintf(stderr, "logged: %s", c_logs[0].message); /* not an observation */
 	tw_log_restore();
 	EXPECT_INT(tw_quiet(tw.cq), 0);
@@ -110,31 +102,26 @@ rq_overflow(void)
 		if (m >= 0 && !seen_m[m]++)
 			messages_intact++;
 	}
-	EXPECT_INT(completed, RQ_CAPACITY);
-	EXPECT_INT(receives_used, RQ_CAPACITY);
-	EXPECT_INT(messages_intact, RQ_CAPACITY);
+	EXPECT_INT(completed, TW_DEFAULT_CAPACITY);
+	EXPECT_INT(receives_used, TW_DEFAULT_CAPACITY);
+	EXPECT_INT(messages_intact, TW_DEFAULT_CAPACITY);
 	EXPECT_INT(tw_quiet(tw.cq), 0);
 	EXPECT_INT(srv_quiet(TW_MAIN_CQ), 0);
 
 	t_note("the receive queue takes receives again");
 	EXPECT_INT(rpma_recv(tw.conn, NULL, 0, 0, TW_CTX(TW_ID_B)), 0);
 	srv_send(-1, 0, 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_RECV(wc, TW_ID_B, IBV_WC_RECV, 0, 0, 0);
+	TW_EXPECT_NEXT_RECV(tw.cq, TW_ID_B, IBV_WC_RECV, 0, 0, 0);
 }
 
 int
 main(void)
 {
-	struct ibv_wc wc;
-	struct tw_wc swc;
 	struct rpma_cq *rcq;
 	char *b;
 
 	t_begin();
-	tw_start();
-	b = tw.buf;
-	tw_connect(&client_sizes, &server_sizes);
+	b = tw_start_connect(&client_sizes, &server_sizes);
 
 	t_note("ERRORS: RPMA_E_INVAL");
 	EXPECT_INT(rpma_recv(tw.conn, tw.mr, 0, 4096, TW_CTX(TW_ID_A)), 0);
@@ -145,15 +132,13 @@ main(void)
 	EXPECT_INT(rpma_recv(tw.conn, NULL, 8, 8, TW_CTX(TW_ID_B)), RPMA_E_INVAL);
 	/* the first message takes the receive posted before the rejected calls */
 	srv_send(0, 100, 1);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_RECV(wc, TW_ID_A, IBV_WC_RECV, 100, 0, 0);
+	TW_EXPECT_NEXT_RECV(tw.cq, TW_ID_A, IBV_WC_RECV, 100, 0, 0);
 	EXPECT_INT(tw_only(0, 100, 1), 1);
 	/* the rejected calls posted nothing: the next message finds no receive */
 	srv_send(-1, 0, 0);
 	EXPECT_INT(tw_quiet(tw.cq), 0);
 	EXPECT_INT(rpma_recv(tw.conn, NULL, 0, 0, TW_CTX(TW_ID_A)), 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_RECV(wc, TW_ID_A, IBV_WC_RECV, 0, 0, 0);
+	TW_EXPECT_NEXT_RECV(tw.cq, TW_ID_A, IBV_WC_RECV, 0, 0, 0);
 	EXPECT_INT(tw_quiet(tw.cq), 0);
 
 	t_note("sizes and offsets: byte_len is the length of the message");
@@ -166,8 +151,7 @@ main(void)
 		EXPECT_INT(rpma_recv(tw.conn, tw.mr, cases[i].dst_off,
 				TW_BUF_SIZE - cases[i].dst_off, TW_CTX(TW_ID_A + i)), 0);
 		srv_send((long long)cases[i].src_off, (long long)cases[i].len, seed);
-		EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-		TW_EXPECT_RECV(wc, TW_ID_A + i, IBV_WC_RECV, cases[i].len, 0, 0);
+		TW_EXPECT_NEXT_RECV(tw.cq, TW_ID_A + i, IBV_WC_RECV, cases[i].len, 0, 0);
 		EXPECT_INT(tw_only(cases[i].dst_off, cases[i].len, seed), 1);
 	}
 
@@ -178,8 +162,7 @@ main(void)
 		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 			EXPECT_INT(rpma_recv(tw.conn, NULL, 0, 0, TW_CTX(ids[i])), 0);
 			srv_send(-1, 0, 0);
-			EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-			TW_EXPECT_RECV(wc, ids[i], IBV_WC_RECV, 0, 0, 0);
+			TW_EXPECT_NEXT_RECV(tw.cq, ids[i], IBV_WC_RECV, 0, 0, 0);
 		}
 	}
 
@@ -187,26 +170,22 @@ main(void)
 	memset(b, 0, TW_BUF_SIZE);
 	EXPECT_INT(rpma_recv(tw.conn, NULL, 0, 0, TW_CTX(TW_ID_A)), 0);
 	srv_send(-1, 0, 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_RECV(wc, TW_ID_A, IBV_WC_RECV, 0, 0, 0);
+	TW_EXPECT_NEXT_RECV(tw.cq, TW_ID_A, IBV_WC_RECV, 0, 0, 0);
 	EXPECT_INT(rpma_recv(tw.conn, tw.mr, 64, 0, TW_CTX(TW_ID_B)), 0);
 	/* a 0-byte message from a region */
 	EXPECT_INT(srv_post(TW_SEND, 64, 0, RPMA_F_COMPLETION_ON_ERROR, TW_ID_B, 0), 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_RECV(wc, TW_ID_B, IBV_WC_RECV, 0, 0, 0);
+	TW_EXPECT_NEXT_RECV(tw.cq, TW_ID_B, IBV_WC_RECV, 0, 0, 0);
 	EXPECT_INT(tw_is(b, TW_BUF_SIZE, 0), 1);
 
 	t_note("a send with immediate data");
 	EXPECT_INT(rpma_recv(tw.conn, tw.mr, 256, 256, TW_CTX(TW_ID_A)), 0);
 	srv_fill(1024, 40, 5);
 	EXPECT_INT(srv_post(TW_SEND_IMM, 1024, 40, RPMA_F_COMPLETION_ON_ERROR, TW_ID_B, IMM), 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_RECV(wc, TW_ID_A, IBV_WC_RECV, 40, 1, IMM);
+	TW_EXPECT_NEXT_RECV(tw.cq, TW_ID_A, IBV_WC_RECV, 40, 1, IMM);
 	EXPECT_INT(tw_only(256, 40, 5), 1);
 	EXPECT_INT(rpma_recv(tw.conn, NULL, 0, 0, TW_CTX(TW_ID_B)), 0);
 	EXPECT_INT(srv_post(TW_SEND_IMM, -1, 0, RPMA_F_COMPLETION_ON_ERROR, TW_ID_B, 0), 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_RECV(wc, TW_ID_B, IBV_WC_RECV, 0, 1, 0);
+	TW_EXPECT_NEXT_RECV(tw.cq, TW_ID_B, IBV_WC_RECV, 0, 1, 0);
 
 	t_note("a write with immediate data: the receive's buffer is not used");
 	memset(b, 0, TW_BUF_SIZE);
@@ -215,8 +194,7 @@ main(void)
 	srv_fill(512, 300, 6);
 	EXPECT_INT(srv_post(TW_WRITE_IMM, 512, 300, RPMA_F_COMPLETION_ON_ERROR, TW_ID_B,
 			0xFFFFFFFFu), 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_RECV(wc, TW_ID_A, IBV_WC_RECV_RDMA_WITH_IMM, 300, 1, 0xFFFFFFFFu);
+	TW_EXPECT_NEXT_RECV(tw.cq, TW_ID_A, IBV_WC_RECV_RDMA_WITH_IMM, 300, 1, 0xFFFFFFFFu);
 	EXPECT_INT(tw_is(b + 512, 300, 6), 1);
 	EXPECT_INT(tw_is(b + 4096, 64, 3), 1);
 	EXPECT_INT(tw_is(b, 512, 0) && tw_is(b + 812, 4096 - 812, 0), 1);
@@ -228,11 +206,8 @@ main(void)
 	EXPECT_INT(rpma_recv(tw.conn, tw.mr, 0, 16, TW_CTX(TW_ID_A)), 0);
 	srv_fill(0, 64, 7);
 	EXPECT_INT(srv_post(TW_SEND, 0, 64, RPMA_F_COMPLETION_ON_ERROR, TW_ID_B, 0), 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_WC(wc, TW_TOO_LONG_AT_RECEIVER, TW_ID_A, 0);
-	swc = srv_wc(TW_MAIN_CQ);
-	EXPECT_INT(swc.ret, 0);
-	TW_EXPECT_WC(swc, TW_TOO_LONG_AT_SENDER, TW_ID_B, 0);
+	TW_EXPECT_NEXT_WC(tw.cq, TW_TOO_LONG_AT_RECEIVER, TW_ID_A, 0);
+	srv_expect_wc(TW_TOO_LONG_AT_SENDER, TW_ID_B, 0);
 	tw_close();
 
 	t_note("a receive CQ (rcq_size 4): receives complete there");
@@ -244,38 +219,29 @@ main(void)
 	EXPECT_TRUE(tw.rcq != NULL && tw.rcq != tw.cq);
 	EXPECT_INT(rpma_recv(tw.conn, NULL, 0, 0, TW_CTX(TW_ID_A)), 0);
 	srv_send(-1, 0, 0);
-	EXPECT_INT(tw_wait(tw.rcq, &wc), 0);
-	TW_EXPECT_RECV(wc, TW_ID_A, IBV_WC_RECV, 0, 0, 0);
+	TW_EXPECT_NEXT_RECV(tw.rcq, TW_ID_A, IBV_WC_RECV, 0, 0, 0);
 	EXPECT_INT(tw_quiet(tw.cq), 0);
 	t_note("... and sends on the main CQ");
 	srv_recv(-1, 0, TW_RID);
 	EXPECT_INT(rpma_send(tw.conn, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, TW_CTX(TW_ID_B)), 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_WC(wc, IBV_WC_SUCCESS, TW_ID_B, IBV_WC_SEND);
+	TW_EXPECT_NEXT_WC(tw.cq, IBV_WC_SUCCESS, TW_ID_B, IBV_WC_SEND);
 	EXPECT_INT(tw_quiet(tw.rcq), 0);
-	swc = srv_wc(TW_MAIN_CQ);
-	EXPECT_INT(swc.ret, 0);
-	TW_EXPECT_RECV(swc, TW_RID, IBV_WC_RECV, 0, 0, 0);
+	srv_expect_recv(TW_RID, IBV_WC_RECV, 0, 0, 0);
 	t_note("... and writes with immediate data on the receive CQ too");
 	EXPECT_INT(rpma_recv(tw.conn, NULL, 0, 0, TW_CTX(TW_ID_MAX)), 0);
 	EXPECT_INT(srv_post(TW_WRITE_IMM, -1, 0, RPMA_F_COMPLETION_ON_ERROR, TW_ID_B, IMM), 0);
-	EXPECT_INT(tw_wait(tw.rcq, &wc), 0);
-	TW_EXPECT_RECV(wc, TW_ID_MAX, IBV_WC_RECV_RDMA_WITH_IMM, 0, 1, IMM);
+	TW_EXPECT_NEXT_RECV(tw.rcq, TW_ID_MAX, IBV_WC_RECV_RDMA_WITH_IMM, 0, 1, IMM);
 	EXPECT_INT(tw_quiet(tw.cq), 0);
 
 	t_note("nothing is checked against the region: the message fails");
 	EXPECT_INT(rpma_recv(tw.conn, tw.mr, TW_BUF_SIZE - 8, 4096, TW_CTX(TW_ID_A)), 0);
 	EXPECT_INT(rpma_recv(tw.conn, tw.mr, TW_BUF_SIZE, 64, TW_CTX(TW_ID_MAX)), 0);
 	srv_send(0, 16, 8);
-	EXPECT_INT(tw_wait(tw.rcq, &wc), 0);
-	TW_EXPECT_WC(wc, OUT_OF_RANGE_AT_RECEIVER, TW_ID_A, 0);
+	TW_EXPECT_NEXT_WC(tw.rcq, OUT_OF_RANGE_AT_RECEIVER, TW_ID_A, 0);
 	EXPECT_INT(tw_is(b + TW_BUF_SIZE - 8, 8, 0), 1);
-	swc = srv_wc(TW_MAIN_CQ);
-	EXPECT_INT(swc.ret, 0);
-	TW_EXPECT_WC(swc, OUT_OF_RANGE_AT_SENDER, TW_ID_B /* srv_send()'s */, 0);
+	srv_expect_wc(OUT_OF_RANGE_AT_SENDER, TW_ID_B /* srv_send()'s */, 0);
 	/* the other receive is flushed */
-	EXPECT_INT(tw_wait(tw.rcq, &wc), 0);
-	TW_EXPECT_WC(wc, IBV_WC_WR_FLUSH_ERR, TW_ID_MAX, 0);
+	TW_EXPECT_NEXT_WC(tw.rcq, IBV_WC_WR_FLUSH_ERR, TW_ID_MAX, 0);
 	EXPECT_INT(tw_quiet(tw.rcq), 0);
 	tw_close();
 
@@ -290,21 +256,14 @@ main(void)
 		tw_connect_cfg(cfg, NULL);
 		tw_log_capture();
 		EXPECT_INT(rpma_recv(tw.conn, tw.mr, 0, 64, TW_CTX(TW_ID_A)), RPMA_E_PROVIDER);
-		EXPECT_INT(c_nlogs, 1);
-		EXPECT_INT(c_logs[0].level, RPMA_LOG_LEVEL_ERROR);
-		EXPECT_STR(c_logs[0].function, "rpma_mr_recv");
-		EXPECT_TRUE(strncmp(c_logs[0].message, "ibv_post_recv failed: ", 22) == 0);
+		TW_EXPECT_ONE_ERROR("rpma_mr_recv", "ibv_post_recv failed: ", 22);
 		tw_log_restore();
 		EXPECT_INT(rpma_recv(tw.conn, NULL, 0, 0, NULL), RPMA_E_PROVIDER);
 		/* the connection still works: a send completes */
 		srv_recv(-1, 0, TW_RID);
 		EXPECT_INT(rpma_send(tw.conn, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS,
 				TW_CTX(TW_ID_B)), 0);
-		EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-		TW_EXPECT_WC(wc, IBV_WC_SUCCESS, TW_ID_B, IBV_WC_SEND);
-		swc = srv_wc(TW_MAIN_CQ);
-		EXPECT_INT(swc.ret, 0);
-		TW_EXPECT_RECV(swc, TW_RID, IBV_WC_RECV, 0, 0, 0);
+		tw_expect_delivered(TW_SEND, TW_ID_B, TW_RID, 0, 0);
 		tw_close();
 		EXPECT_INT(rpma_conn_cfg_delete(&cfg), 0);
 		EXPECT_INT(rpma_srq_delete(&srq), 0);
@@ -317,15 +276,10 @@ main(void)
 	EXPECT_TRUE(rcq == NULL);
 	EXPECT_INT(rpma_recv(tw.conn, NULL, 0, 0, TW_CTX(TW_ID_A)), 0);
 	srv_send(-1, 0, 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_RECV(wc, TW_ID_A, IBV_WC_RECV, 0, 0, 0);
+	TW_EXPECT_NEXT_RECV(tw.cq, TW_ID_A, IBV_WC_RECV, 0, 0, 0);
 	srv_recv(-1, 0, TW_RID);
 	EXPECT_INT(rpma_send(tw.conn, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, TW_CTX(TW_ID_B)), 0);
-	EXPECT_INT(tw_wait(tw.cq, &wc), 0);
-	TW_EXPECT_WC(wc, IBV_WC_SUCCESS, TW_ID_B, IBV_WC_SEND);
-	swc = srv_wc(TW_MAIN_CQ);
-	EXPECT_INT(swc.ret, 0);
-	TW_EXPECT_RECV(swc, TW_RID, IBV_WC_RECV, 0, 0, 0);
+	tw_expect_delivered(TW_SEND, TW_ID_B, TW_RID, 0, 0);
 	EXPECT_INT(tw_quiet(tw.cq), 0);
 	tw_close();
 

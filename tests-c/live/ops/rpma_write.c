@@ -27,10 +27,6 @@
 /* how many times the client asks for the contents of the server's region */
 #define CHECKPOINTS 6
 
-#define ALWAYS RPMA_F_COMPLETION_ALWAYS
-#define ON_ERROR RPMA_F_COMPLETION_ON_ERROR
-#define NEVER OS_CTX(OS_NEVER_ID)
-
 static void
 serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {
@@ -74,24 +70,7 @@ main(void)
 	EXPECT_INT(os_remotes(conn, 1, &dst), 1);
 
 	t_note("ERRORS: RPMA_E_INVAL");
-	c_nlogs = 0;
-	EXPECT_INT(rpma_write(NULL, dst, 0, src, 0, 64, ALWAYS, NEVER), RPMA_E_INVAL);
-	EXPECT_INT(rpma_write(NULL, NULL, 0, NULL, 0, 0, ALWAYS, NEVER), RPMA_E_INVAL);
-	EXPECT_INT(rpma_write(conn, dst, 0, src, 0, 64, 0, NEVER), RPMA_E_INVAL);
-	EXPECT_INT(rpma_write(conn, NULL, 0, NULL, 0, 0, 0, NEVER), RPMA_E_INVAL);
-	/* dst NULL, src not */
-	EXPECT_INT(rpma_write(conn, NULL, 0, src, 0, 64, ALWAYS, NEVER), RPMA_E_INVAL);
-	EXPECT_INT(rpma_write(conn, NULL, 0, src, 0, 0, ALWAYS, NEVER), RPMA_E_INVAL);
-	/* src NULL, dst not */
-	EXPECT_INT(rpma_write(conn, dst, 0, NULL, 0, 64, ALWAYS, NEVER), RPMA_E_INVAL);
-	EXPECT_INT(rpma_write(conn, dst, 0, NULL, 0, 0, ALWAYS, NEVER), RPMA_E_INVAL);
-	/* both NULL, an offset or the length not 0 */
-	EXPECT_INT(rpma_write(conn, NULL, 8, NULL, 0, 0, ALWAYS, NEVER), RPMA_E_INVAL);
-	EXPECT_INT(rpma_write(conn, NULL, 0, NULL, 8, 0, ALWAYS, NEVER), RPMA_E_INVAL);
-	EXPECT_INT(rpma_write(conn, NULL, 0, NULL, 0, 8, ALWAYS, NEVER), RPMA_E_INVAL);
-	EXPECT_INT(c_nlogs, 0);
-	t_note("... posted nothing and changed nothing");
-	OS_EXPECT_FENCE(conn);
+	OS_EXPECT_INVAL_RW(rpma_write, conn, dst, src);
 	EXPECT_INT(os_checkpoint(), os_hash(model, RSIZE));
 
 	t_note("RETURN VALUE: 0; RPMA_F_COMPLETION_ALWAYS: one completion");
