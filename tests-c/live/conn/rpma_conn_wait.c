@@ -62,16 +62,10 @@
 int
 main(void)
 {
-	struct rpma_peer *peer;
-	struct rpma_conn *conn;
-	struct rpma_conn_cfg *cfg = NULL;
-	struct rpma_mr_local *mr;
-	struct rpma_mr_remote *rw;
-	struct rpma_cq *cq = NULL, *rcq = NULL, *woke = CQ_SENTINEL;
-	struct ibv_wc wc;
+	CQ_MAIN_VARS;
+	struct rpma_cq *woke = CQ_SENTINEL;
 	bool is_rcq = true;
 	int fd = -1, round;
-	void *buf;
 
 	t_begin();
 
