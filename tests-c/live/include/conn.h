@@ -10,9 +10,9 @@
  * and it hands values the parent should print over a report pipe
  * (c_put() in the server, c_get() in the parent). c_report_open() and
  * t_port() must be called before t_server_start(), so both processes share
- * the pipe and the port: c_start() does all three, c_start_serving() with
- * the usual server frame around a body of the test's own, and c_end()
- * collects the server at the end.
+ * the pipe and the port: c_start() does all three, c_start_serving() and
+ * c_start_one() with a server frame around a body of the test's own, and
+ * c_end() collects the server at the end.
  *
  * Nothing here touches the RDMA stack before the fork: the parent must not
  * open the device before t_server_start() either.
@@ -378,17 +378,45 @@ c_expect_server_event(enum rpma_conn_event want)
 	EXPECT_INT(SERVER(the event), want);
 }
 
-/* server: deletes conn, shuts ep down, deletes peer; reports each step */
-static inline void
-c_put_teardown(struct rpma_conn **conn, struct rpma_ep **ep, struct rpma_peer **peer)
+/* ---- a server of one connection ---- */
+
+static void (*c_one_body)(struct rpma_conn *conn);
+
+/*
+ * the server of c_start_one(): takes one connection (c_take(), no
+ * configuration or private data) and reports its first event
+ * (c_put_event()), runs the body on it, then deletes it, shuts the
+ * endpoint down and deletes the peer, reporting each step
+ */
+static inline int
+c_serve_one(void *arg)
 {
-	c_put(rpma_conn_delete(conn));
-	c_put(*conn == NULL);
-	c_put(rpma_ep_shutdown(ep));
-	c_put(rpma_peer_delete(peer));
+	struct rpma_peer *peer = t_peer();
+	struct rpma_ep *ep = c_listen(peer);
+	struct rpma_conn *conn;
+
+	(void) arg;
+	if (ep == NULL)
+		return 1;
+	conn = c_take(ep, NULL, NULL);
+	c_put_event(conn);
+	c_one_body(conn);
+	c_put(rpma_conn_delete(&conn));
+	c_put(conn == NULL);
+	c_put(rpma_ep_shutdown(&ep));
+	c_put(rpma_peer_delete(&peer));
+	return c_server_status();
 }
 
-/* parent: each step of the server's c_put_teardown() went well */
+/* parent: c_start() with c_serve_one() around body */
+static inline struct rpma_peer *
+c_start_one(void (*body)(struct rpma_conn *conn))
+{
+	c_one_body = body;
+	return c_start(c_serve_one);
+}
+
+/* parent: each step of the end of c_serve_one() went well */
 static inline void
 c_expect_server_teardown(void)
 {
