@@ -54,10 +54,8 @@ main(void)
 	struct rpma_peer *peer;
 	char *buf = mr_begin(&peer, BUF_SIZE);
 	unsigned char desc[MR_DESC_SIZE];
-	struct rpma_mr_remote *remote = NULL;
+	struct rpma_mr_remote *remote = mr_remote_made(desc, MR_USAGE_ALL);
 	int flush_type;
-
-	remote = mr_remote_made(desc, MR_USAGE_ALL);
 
 	/* ERRORS: INVAL for a NULL mr or flush_type; *flush_type untouched */
 	t_note("NULL arguments");

@@ -33,10 +33,8 @@ main(void)
 	struct rpma_peer *peer;
 	char *buf = mr_begin(&peer, BUF_SIZE);
 	unsigned char desc[MR_DESC_SIZE];
-	struct rpma_mr_remote *remote = NULL;
+	struct rpma_mr_remote *remote = mr_remote_made(desc, RPMA_MR_USAGE_WRITE_DST);
 	size_t size;
-
-	remote = mr_remote_made(desc, RPMA_MR_USAGE_WRITE_DST);
 
 	/* ERRORS: INVAL for a NULL mr or size; *size untouched */
 	t_note("NULL arguments");

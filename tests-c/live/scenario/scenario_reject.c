@@ -69,9 +69,7 @@ main(void)
 	EXPECT_INT(SRV("connect"), 0);
 	er_expect_conn_up(conn);
 	er_expect_conn_down(conn);
-	EXPECT_INT(SRV("ep_shutdown"), 0);
-	EXPECT_INT(rpma_conn_delete(&conn), 0);
-	EXPECT_INT(er_server_join(), 0);
+	er_expect_server_end(&conn);
 
 	EXPECT_INT(rpma_peer_delete(&peer), 0);
 	return t_end();

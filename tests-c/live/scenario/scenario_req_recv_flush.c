@@ -89,9 +89,7 @@ main(void)
 	EXPECT_INT(SRV("status"), IBV_WC_WR_FLUSH_ERR);
 	EXPECT_INT(SRV("conn_delete"), 0);
 	EXPECT_INT(SRV("mr_dereg"), 0);
-	EXPECT_INT(SRV("ep_shutdown"), 0);
-	EXPECT_INT(rpma_conn_delete(&conn), 0);
-	EXPECT_INT(er_server_join(), 0);
+	er_expect_server_end(&conn);
 
 	EXPECT_INT(rpma_peer_delete(&peer), 0);
 	return t_end();
