@@ -316,8 +316,6 @@ static T_UNUSED const int srv_usage[R_N] = {
 #define SHM_SIZE (SHM_DESC + 4096)
 #define DESC 21
 
-#define ALWAYS RPMA_F_COMPLETION_ALWAYS
-#define NEVER OS_CTX(OS_NEVER_ID)
 #define NOSUPP RPMA_E_NOSUPP
 #define PROVIDER RPMA_E_PROVIDER
 /* flag values with no defined meaning */

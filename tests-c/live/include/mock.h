@@ -142,6 +142,19 @@ m_run(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
 	EXPECT_TRUE(m_close(&c));
 }
 
+/* the main of a test that is one m_run() of body against m_serve_region() */
+#define M_RUN_MAIN(body) \
+int \
+main(void) \
+{ \
+	struct rpma_peer *peer; \
+\
+	t_begin(); \
+	peer = c_start_serving(m_serve_region); \
+	m_run(peer, NULL, body); \
+	return c_end(peer); \
+}
+
 /*
  * the next completion of cq into *wc, polled for up to C_WAIT_MS;
  * rpma_cq_get_wc()'s last result (RPMA_E_NO_COMPLETION when none came)

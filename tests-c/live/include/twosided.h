@@ -31,7 +31,9 @@
  * Scenarios the tests share, for op = TW_SEND, TW_SEND_IMM or TW_WRITE_IMM
  * posted by the parent: tw_late_receive() (a message waits for the peer's
  * receive), tw_sq_overflow() (RPMA_E_PROVIDER on a full send queue, which
- * changes nothing) and tw_too_long() (a message longer than the receive).
+ * changes nothing) and tw_too_long() (a message longer than the receive);
+ * and, with the test's own call printed, TW_CASES_ROUND() (sizes and
+ * offsets) and TW_IDS_ROUND() (op_context as wr_id).
  *
  * What rxe adds: a queue asked for n entries holds the next power of two
  * minus one (10 -> 15), so a default connection takes 15 posts before a
@@ -709,6 +711,47 @@ tw_expect_delivered(int op, uint64_t id, uint64_t rid, long long len, uint32_t i
 	TW_EXPECT_NEXT_WC(tw.cq, IBV_WC_SUCCESS, id, tw_send_opcode(op));
 	return srv_expect_recv(rid, tw_recv_opcode(op), len, op != TW_SEND, imm);
 }
+
+/*
+ * The round of sizes and offsets, over the test's cases[] (src_off,
+ * dst_off, len): for case i, a note (the printf arguments after call), the
+ * server's buffer zeroed with a receive TW_RID + i posted (at dst_off; for
+ * TW_WRITE_IMM a 0-byte one), the bytes of seed 10 + i at src_off of the
+ * parent's buffer, then call (printed as written: it posts op of case i
+ * with op_context TW_ID_B + i) returns 0, both ends of the message
+ * complete (with immediate data imm) and the server's buffer holds the
+ * bytes at dst_off and zeros elsewhere.
+ */
+#define TW_CASES_ROUND(op, imm, call, ...) do { \
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) { \
+		unsigned seed = 10 + (unsigned)i; \
+		long long at = (op) == TW_WRITE_IMM ? -1 : (long long)cases[i].dst_off; \
+		\
+		t_note(__VA_ARGS__); \
+		srv_fill(0, TW_BUF_SIZE, 0); \
+		srv_recv(at, at < 0 ? 0 : TW_BUF_SIZE - at, TW_RID + i); \
+		tw_fill((char *)tw.buf + cases[i].src_off, cases[i].len, seed); \
+		t_int(__FILE__, __LINE__, #call, (long long)(call), 0); \
+		tw_expect_delivered(op, TW_ID_B + i, TW_RID + i, cases[i].len, imm); \
+		EXPECT_INT(srv_only((long long)cases[i].dst_off, (long long)cases[i].len, seed), \
+				1); \
+	} \
+} while (0)
+
+/*
+ * op_context comes back as wr_id, bit for bit: for each of ids[] (the
+ * test's), a 0-byte receive of that op_context at the server, then call
+ * (printed as written: a 0-byte post of op with op_context ids[i] and, if
+ * op carries any, immediate data i) returns 0 and both ends complete.
+ */
+#define TW_IDS_ROUND(op, call) do { \
+	t_note("op_context comes back as wr_id, bit for bit"); \
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) { \
+		srv_recv(-1, 0, ids[i]); \
+		t_int(__FILE__, __LINE__, #call, (long long)(call), 0); \
+		tw_expect_delivered(op, ids[i], ids[i], 0, (uint32_t)i); \
+	} \
+} while (0)
 
 /* how many entries a queue of the default configuration (10) holds on rxe */
 #define TW_DEFAULT_CAPACITY 15

@@ -91,13 +91,4 @@ failures(struct m_client *c, struct ibv_context *ctx)
 	wait_failures(c, ctx);
 }
 
-int
-main(void)
-{
-	struct rpma_peer *peer;
-
-	t_begin();
-	peer = c_start_serving(m_serve_region);
-	m_run(peer, NULL, failures);
-	return c_end(peer);
-}
+M_RUN_MAIN(failures)

@@ -94,13 +94,4 @@ post_failures(struct m_client *c, struct ibv_context *ctx)
 	EXPECT_INT(rpma_srq_delete(&srq), 0);
 }
 
-int
-main(void)
-{
-	struct rpma_peer *peer;
-
-	t_begin();
-	peer = c_start_serving(m_serve_region);
-	m_run(peer, NULL, post_failures);
-	return c_end(peer);
-}
+M_RUN_MAIN(post_failures)

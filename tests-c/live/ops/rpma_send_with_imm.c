@@ -24,6 +24,9 @@ static const struct tw_imm_case cases[] = {
 	{0x01020304u, 17, 24576, 40000},
 };
 
+/* the op_contexts of TW_IDS_ROUND() */
+static const uint64_t ids[] = {0, TW_ID_A, TW_ID_MAX};
+
 int
 main(void)
 {
@@ -65,22 +68,11 @@ main(void)
 	EXPECT_INT(tw_quiet(tw.cq), 0);
 
 	t_note("immediate data, sizes and offsets");
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		unsigned seed = 10 + (unsigned)i;
-
-		t_note("imm 0x%08x, src_offset %zu, len %zu, into a receive at %zu",
-				(unsigned)cases[i].imm, cases[i].src_off, cases[i].len,
-				cases[i].dst_off);
-		srv_fill(0, TW_BUF_SIZE, 0);
-		srv_recv((long long)cases[i].dst_off, TW_BUF_SIZE - (long long)cases[i].dst_off,
-				TW_RID + i);
-		tw_fill(b + cases[i].src_off, cases[i].len, seed);
-		EXPECT_INT(rpma_send_with_imm(tw.conn, tw.mr, cases[i].src_off, cases[i].len,
-				RPMA_F_COMPLETION_ALWAYS, cases[i].imm, TW_CTX(TW_ID_B + i)), 0);
-		tw_expect_delivered(TW_SEND_IMM, TW_ID_B + i, TW_RID + i, cases[i].len,
-				cases[i].imm);
-		EXPECT_INT(srv_only((long long)cases[i].dst_off, (long long)cases[i].len, seed), 1);
-	}
+	TW_CASES_ROUND(TW_SEND_IMM, cases[i].imm, rpma_send_with_imm(tw.conn, tw.mr,
+			cases[i].src_off, cases[i].len, RPMA_F_COMPLETION_ALWAYS, cases[i].imm,
+			TW_CTX(TW_ID_B + i)),
+			"imm 0x%08x, src_offset %zu, len %zu, into a receive at %zu",
+			(unsigned)cases[i].imm, cases[i].src_off, cases[i].len, cases[i].dst_off);
 
 	t_note("0-byte messages with immediate data: src NULL, or a region and len 0");
 	srv_fill(0, 64, 3);
@@ -94,17 +86,8 @@ main(void)
 			TW_CTX(TW_ID_B)), 0);
 	tw_expect_delivered(TW_SEND_IMM, TW_ID_B, TW_RID + 2, 0, 0);
 
-	t_note("op_context comes back as wr_id, bit for bit");
-	{
-		static const uint64_t ids[] = {0, TW_ID_A, TW_ID_MAX};
-
-		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-			srv_recv(-1, 0, ids[i]);
-			EXPECT_INT(rpma_send_with_imm(tw.conn, NULL, 0, 0,
-					RPMA_F_COMPLETION_ALWAYS, (uint32_t)i, TW_CTX(ids[i])), 0);
-			tw_expect_delivered(TW_SEND_IMM, ids[i], ids[i], 0, (uint32_t)i);
-		}
-	}
+	TW_IDS_ROUND(TW_SEND_IMM, rpma_send_with_imm(tw.conn, NULL, 0, 0,
+			RPMA_F_COMPLETION_ALWAYS, (uint32_t)i, TW_CTX(ids[i])));
 
 	t_note("RPMA_F_COMPLETION_ON_ERROR: no completion on success");
 	srv_fill(0, TW_BUF_SIZE, 0);

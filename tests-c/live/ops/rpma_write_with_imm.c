@@ -31,6 +31,9 @@ static const struct tw_imm_case cases[] = {
 	{0x01020304u, 17, 24576, 40000},
 };
 
+/* the op_contexts of TW_IDS_ROUND() */
+static const uint64_t ids[] = {0, TW_ID_A, TW_ID_MAX};
+
 int
 main(void)
 {
@@ -82,22 +85,11 @@ main(void)
 	EXPECT_INT(tw_quiet(tw.cq), 0);
 
 	t_note("immediate data, sizes and offsets");
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		unsigned seed = 10 + (unsigned)i;
-
-		t_note("imm 0x%08x, src_offset %zu, len %zu, dst_offset %zu",
-				(unsigned)cases[i].imm, cases[i].src_off, cases[i].len,
-				cases[i].dst_off);
-		srv_fill(0, TW_BUF_SIZE, 0);
-		srv_recv(-1, 0, TW_RID + i);
-		tw_fill(b + cases[i].src_off, cases[i].len, seed);
-		EXPECT_INT(rpma_write_with_imm(tw.conn, tw.rmr, cases[i].dst_off, tw.mr,
-				cases[i].src_off, cases[i].len, RPMA_F_COMPLETION_ALWAYS,
-				cases[i].imm, TW_CTX(TW_ID_B + i)), 0);
-		tw_expect_delivered(TW_WRITE_IMM, TW_ID_B + i, TW_RID + i, cases[i].len,
-				cases[i].imm);
-		EXPECT_INT(srv_only((long long)cases[i].dst_off, (long long)cases[i].len, seed), 1);
-	}
+	TW_CASES_ROUND(TW_WRITE_IMM, cases[i].imm, rpma_write_with_imm(tw.conn, tw.rmr,
+			cases[i].dst_off, tw.mr, cases[i].src_off, cases[i].len,
+			RPMA_F_COMPLETION_ALWAYS, cases[i].imm, TW_CTX(TW_ID_B + i)),
+			"imm 0x%08x, src_offset %zu, len %zu, dst_offset %zu",
+			(unsigned)cases[i].imm, cases[i].src_off, cases[i].len, cases[i].dst_off);
 
 	t_note("the receive's own buffer stays untouched");
 	srv_fill(0, TW_BUF_SIZE, 0);
@@ -124,17 +116,8 @@ main(void)
 	tw_expect_delivered(TW_WRITE_IMM, TW_ID_B, TW_RID + 3, 0, 0);
 	EXPECT_INT(srv_is(0, TW_BUF_SIZE, 0), 1);
 
-	t_note("op_context comes back as wr_id, bit for bit");
-	{
-		static const uint64_t ids[] = {0, TW_ID_A, TW_ID_MAX};
-
-		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-			srv_recv(-1, 0, ids[i]);
-			EXPECT_INT(rpma_write_with_imm(tw.conn, NULL, 0, NULL, 0, 0,
-					RPMA_F_COMPLETION_ALWAYS, (uint32_t)i, TW_CTX(ids[i])), 0);
-			tw_expect_delivered(TW_WRITE_IMM, ids[i], ids[i], 0, (uint32_t)i);
-		}
-	}
+	TW_IDS_ROUND(TW_WRITE_IMM, rpma_write_with_imm(tw.conn, NULL, 0, NULL, 0, 0,
+			RPMA_F_COMPLETION_ALWAYS, (uint32_t)i, TW_CTX(ids[i])));
 
 	t_note("RPMA_F_COMPLETION_ON_ERROR: no completion on success");
 	srv_fill(0, TW_BUF_SIZE, 0);

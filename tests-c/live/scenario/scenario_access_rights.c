@@ -36,10 +36,6 @@ static const int usage[R_N] = {
 #define LSEED 10
 #define LSEED_SEND 11
 
-#define ALWAYS RPMA_F_COMPLETION_ALWAYS
-#define ON_ERROR RPMA_F_COMPLETION_ON_ERROR
-#define NEVER OS_CTX(OS_NEVER_ID)
-
 /* the connections, with the regions the server reports after each */
 #define CONNS 5
 static const int reports[CONNS][2] = {

@@ -29,9 +29,6 @@
 #define N 40
 #define QUEUE 64
 
-#define ALWAYS RPMA_F_COMPLETION_ALWAYS
-#define ON_ERROR RPMA_F_COMPLETION_ON_ERROR
-
 static void
 serve(struct rpma_peer *peer, struct rpma_ep *ep)
 {

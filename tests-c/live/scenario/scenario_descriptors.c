@@ -75,16 +75,21 @@ serve(struct rpma_peer *peer, struct rpma_ep *ep)
 	c_dereg_buf(&mr, buf);
 }
 
-/* the received struct, or NULL */
+/* a connection (*connp, checked) and the struct it received (checked), or NULL */
 static const struct common_data *
-received(struct rpma_conn *conn)
+received(struct rpma_peer *peer, struct rpma_conn **connp)
 {
+	struct rpma_conn *conn = c_connect(peer, NULL, NULL);
 	struct rpma_conn_private_data pd = {NULL, 0};
+	const struct common_data *cd = NULL;
 
-	if (rpma_conn_get_private_data(conn, &pd) != 0 || pd.ptr == NULL ||
-			pd.len < sizeof(struct common_data))
-		return NULL;
-	return pd.ptr;
+	EXPECT_TRUE(conn != NULL);
+	*connp = conn;
+	if (rpma_conn_get_private_data(conn, &pd) == 0 && pd.ptr != NULL &&
+			pd.len >= sizeof(struct common_data))
+		cd = pd.ptr;
+	EXPECT_TRUE(cd != NULL);
+	return cd;
 }
 
 int
@@ -105,10 +110,7 @@ main(void)
 	peer = c_start_serving(serve);
 
 	t_note("the server's descriptors");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
-	cd = received(conn);
-	EXPECT_TRUE(cd != NULL);
+	cd = received(peer, &conn);
 	if (cd != NULL) {
 		EXPECT_INT(cd->data_offset, 0);
 		EXPECT_INT(cd->mr_desc_size, 21);
@@ -151,10 +153,7 @@ main(void)
 	EXPECT_TRUE(c_close(&conn));
 
 	t_note("a truncated descriptor and an empty configuration");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
-	cd = received(conn);
-	EXPECT_TRUE(cd != NULL);
+	cd = received(peer, &conn);
 	if (cd != NULL) {
 		EXPECT_INT(cd->mr_desc_size, 20);
 		EXPECT_INT(cd->pcfg_desc_size, 0);
@@ -170,10 +169,7 @@ main(void)
 	EXPECT_TRUE(c_close(&conn));
 
 	t_note("no usage bits and no direct write to PMem");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_TRUE(conn != NULL);
-	cd = received(conn);
-	EXPECT_TRUE(cd != NULL);
+	cd = received(peer, &conn);
 	if (cd != NULL) {
 		EXPECT_INT(cd->mr_desc_size, 21);
 		EXPECT_INT(cd->descriptors[20], 0);

@@ -20,7 +20,6 @@
 #define RSIZE 4096
 
 #define VISIBILITY RPMA_FLUSH_TYPE_VISIBILITY
-#define ALWAYS RPMA_F_COMPLETION_ALWAYS
 
 /* one server region; each connection gets a session of its own on it */
 static void
