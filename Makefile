@@ -67,6 +67,7 @@ check-rust: trixie-root
 	$(CARGO) fmt --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p rpma --no-deps
 	$(CARGO) clippy --workspace --all-targets --features fault-injection --target-dir target/fault -- -D warnings
 
 # The rpma crate's programs that need rxe0 (its examples and its device
