@@ -62,10 +62,16 @@
 int
 main(void)
 {
-	CQ_MAIN_VARS;
-	struct rpma_cq *woke = CQ_SENTINEL;
+	struct rpma_peer *peer;
+	struct rpma_conn *conn;
+	struct rpma_conn_cfg *cfg = NULL;
+	struct rpma_mr_local *mr;
+	struct rpma_mr_remote *rw;
+	struct rpma_cq *cq = NULL, *rcq = NULL, *woke = CQ_SENTINEL;
+	struct ibv_wc wc;
 	bool is_rcq = true;
 	int fd = -1, round;
+	void *buf;
 
 	t_begin();
 

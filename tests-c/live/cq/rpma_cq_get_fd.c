@@ -23,11 +23,17 @@
 int
 main(void)
 {
-	CQ_MAIN_VARS;
-	struct rpma_cq *woke = NULL;
+	struct rpma_peer *peer;
+	struct rpma_conn *conn;
+	struct rpma_conn_cfg *cfg = NULL;
+	struct rpma_mr_local *mr;
+	struct rpma_mr_remote *rw;
+	struct rpma_cq *cq = NULL, *rcq = NULL, *woke = NULL;
+	struct ibv_wc wc;
 	int fd = CQ_INT_SENTINEL, again = CQ_INT_SENTINEL, rfd = CQ_INT_SENTINEL;
 	int event_fd = -1, compl_fd = -1;
 	bool is_rcq = false;
+	void *buf;
 
 	t_begin();
 

@@ -27,11 +27,16 @@
 int
 main(void)
 {
-	CQ_MAIN_VARS;
-	struct rpma_mr_remote *ro;
-	struct ibv_wc wcs[8];
+	struct rpma_peer *peer;
+	struct rpma_conn *conn;
+	struct rpma_conn_cfg *cfg = NULL;
+	struct rpma_mr_local *mr;
+	struct rpma_mr_remote *rw, *ro;
+	struct rpma_cq *cq = NULL, *rcq = NULL;
+	struct ibv_wc wc, wcs[8];
 	uint32_t qp_num = 0;
 	int got, fd = -1;
+	void *buf;
 	char *b;
 
 	t_begin();

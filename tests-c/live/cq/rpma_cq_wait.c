@@ -25,9 +25,15 @@
 int
 main(void)
 {
-	CQ_MAIN_VARS;
-	struct rpma_cq *woke = NULL;
+	struct rpma_peer *peer;
+	struct rpma_conn *conn;
+	struct rpma_conn_cfg *cfg = NULL;
+	struct rpma_mr_local *mr;
+	struct rpma_mr_remote *rw;
+	struct rpma_cq *cq = NULL, *rcq = NULL, *woke = NULL;
+	struct ibv_wc wc;
 	int fd = -1, rfd = -1, round;
+	void *buf;
 
 	t_begin();
 

@@ -368,23 +368,6 @@ cq_serve(struct rpma_peer *peer, struct rpma_ep *ep)
 
 /* ---- the parent ---- */
 
-/*
- * CQ_MAIN_VARS: the locals every main() of the group shares, under the
- * names its checks print: a peer, a connection and a configuration (NULL
- * until made), the client's buffer (buf, registered as mr: cq_local()),
- * the server's CQ_RW region (rw), the connection's main CQ and receive CQ
- * (NULL until taken), and one completion
- */
-#define CQ_MAIN_VARS \
-	struct rpma_peer *peer; \
-	struct rpma_conn *conn; \
-	struct rpma_conn_cfg *cfg = NULL; \
-	struct rpma_mr_local *mr; \
-	struct rpma_mr_remote *rw; \
-	struct rpma_cq *cq = NULL, *rcq = NULL; \
-	struct ibv_wc wc; \
-	void *buf
-
 /* parent: sends the server a command */
 static inline void
 cq_cmd(enum cq_command cmd)

@@ -73,10 +73,16 @@ open_default(struct rpma_peer *peer, struct rpma_mr_remote **rw, struct rpma_cq 
 int
 main(void)
 {
-	CQ_MAIN_VARS;
-	struct rpma_cq *woke = NULL;
+	struct rpma_peer *peer;
+	struct rpma_conn *conn;
+	struct rpma_conn_cfg *cfg = NULL;
+	struct rpma_mr_local *mr;
+	struct rpma_mr_remote *rw;
+	struct rpma_cq *cq = NULL, *rcq = NULL, *woke = NULL;
+	struct ibv_wc wc;
 	int i, good, sizes[] = {200, 64, 65, 3};
 	unsigned k;
+	void *buf;
 
 	t_begin();
 	peer = cq_start();
