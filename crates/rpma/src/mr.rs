@@ -235,6 +235,43 @@ fn access_for(peer: &Peer, usage: Usage) -> c_int {
     access as c_int
 }
 
+/// The registrations tried after the provider refused the first one, kept
+/// out of line so that the common path holds fewer values across
+/// `ibv_reg_mr` (the access is recomputed rather than kept).
+///
+/// # Safety
+/// As for [`MrLocal::reg_raw`].
+#[cold]
+#[inline(never)]
+unsafe fn reg_retry(
+    peer: &Peer,
+    ptr: *mut c_void,
+    size: usize,
+    usage: Usage,
+) -> Result<NonNull<sys::ibv_mr>> {
+    let mut access = access_for(peer, usage);
+    let mut mr = std::ptr::null_mut();
+    let persistent = sys::IBV_ACCESS_FLUSH_PERSISTENT as c_int;
+    if errno() == libc::EINVAL && access & persistent != 0 {
+        // The device grants native persistent flush only on persistent
+        // memory (rxe: EINVAL elsewhere; the C library fails here). The
+        // region is still flushable the emulated way, and natively to
+        // visibility when asked. Nothing is logged: a registration that
+        // succeeds logs nothing (rpma_mr_reg(3)).
+        access &= !persistent;
+        // SAFETY: the PD is live; the memory is the caller's (contract).
+        mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, access) };
+    }
+    if mr.is_null() && errno() == libc::EOPNOTSUPP && peer.is_odp_capable() {
+        // Memory the kernel cannot pin (file-backed DAX) can still be
+        // registered for on-demand paging.
+        let odp = access | sys::IBV_ACCESS_ON_DEMAND as c_int;
+        // SAFETY: as above.
+        mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, odp) };
+    }
+    NonNull::new(mr).ok_or_else(|| provider_failed("ibv_reg_mr"))
+}
+
 /// A registered local memory region.
 #[derive(Debug)]
 pub struct MrLocal<'p> {
@@ -439,6 +476,7 @@ impl MrLocal<'static> {
     /// without the compiler knowing. (The region keeps no reference to
     /// `peer`: a protection domain outlives its regions in any case, since
     /// libibverbs refuses to release it while they exist.)
+    #[inline]
     pub unsafe fn reg_raw(
         peer: &Peer,
         ptr: *mut c_void,
@@ -448,28 +486,13 @@ impl MrLocal<'static> {
         if ptr.is_null() || size == 0 || usage.is_empty() {
             return Err(Error::Inval);
         }
-        let mut access = access_for(peer, usage);
         // SAFETY: the PD is live; the memory is the caller's (contract).
-        let mut mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, access) };
-        let persistent = sys::IBV_ACCESS_FLUSH_PERSISTENT as c_int;
-        if mr.is_null() && errno() == libc::EINVAL && access & persistent != 0 {
-            // The device grants native persistent flush only on persistent
-            // memory (rxe: EINVAL elsewhere; the C library fails here). The
-            // region is still flushable the emulated way, and natively to
-            // visibility when asked. Nothing is logged: a registration that
-            // succeeds logs nothing (rpma_mr_reg(3)).
-            access &= !persistent;
-            // SAFETY: as above.
-            mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, access) };
-        }
-        if mr.is_null() && errno() == libc::EOPNOTSUPP && peer.is_odp_capable() {
-            // Memory the kernel cannot pin (file-backed DAX) can still be
-            // registered for on-demand paging.
-            let odp = access | sys::IBV_ACCESS_ON_DEMAND as c_int;
-            // SAFETY: as above.
-            mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, odp) };
-        }
-        let mr = NonNull::new(mr).ok_or_else(|| provider_failed("ibv_reg_mr"))?;
+        let mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, access_for(peer, usage)) };
+        let mr = match NonNull::new(mr) {
+            Some(mr) => mr,
+            // SAFETY: the caller's contract, passed on unchanged.
+            None => unsafe { reg_retry(peer, ptr, size, usage) }?,
+        };
         Ok(MrLocal {
             mr,
             usage,
