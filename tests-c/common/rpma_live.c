@@ -41,9 +41,19 @@ t_port(void)
 
 	/* distinct per process, so consecutive tests never share a listener;
 	 * 20000-31999 stays below the ephemeral range (32768-60999 in the
-	 * guest), from which rdma_cm gives clients their implicit ports */
-	if (port[0] == '\0')
-		snprintf(port, sizeof(port), "%d", 20000 + (int)(getpid() % 12000));
+	 * guest), from which rdma_cm gives clients their implicit ports. Tests
+	 * that run side by side (the lanes of rxe-suite-guest.sh) each get a
+	 * part of that range: RPMA_TEST_PORT_BASE and RPMA_TEST_PORT_SPAN. */
+	if (port[0] == '\0') {
+		const char *b = getenv("RPMA_TEST_PORT_BASE");
+		const char *s = getenv("RPMA_TEST_PORT_SPAN");
+		int base = b ? atoi(b) : 20000;
+		int span = s ? atoi(s) : 12000;
+
+		if (span <= 0)
+			span = 12000;
+		snprintf(port, sizeof(port), "%d", base + (int)(getpid() % span));
+	}
 	return port;
 }
 

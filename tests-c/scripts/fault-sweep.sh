@@ -50,7 +50,7 @@ run_point() {
   if [ -n "${FAULT_PORT_BASE:-}" ]; then
     port=$((FAULT_PORT_BASE + n % 6000))
   else
-    port=$((20000 + ($$ + n) % 12000))
+    port=$((${RPMA_TEST_PORT_BASE:-20000} + ($$ + n) % ${RPMA_TEST_PORT_SPAN:-12000}))
   fi
   local limit=$limit
   if [ "$vg" = 1 ]; then

@@ -40,8 +40,8 @@ if [ -n "${RUN_PAIR_VALGRIND:-}" ]; then
 fi
 # one port per run in 20000-31999, below the ephemeral range (32768-60999
 # in the guest, shared with the rdma_cm ports clients bind implicitly), like
-# the live tests' t_port()
-port=$((20000 + $$ % 12000))
+# the live tests' t_port(), which also says what RPMA_TEST_PORT_* are for
+port=$((${RPMA_TEST_PORT_BASE:-20000} + $$ % ${RPMA_TEST_PORT_SPAN:-12000}))
 
 # Each library is named by its own directory (not the one its symlink
 # resolves to), the way CMake lays out ours and the reference.

@@ -2,10 +2,14 @@
 # rxe-suite-guest.sh MANIFEST -- the guest side of rxe-suite.sh: runs each
 # test of MANIFEST between markers, each bounded by a timeout.
 #
-# The valgrind, helgrind and fault-injection runs (names ending in
-# .valgrind or .helgrind, or starting with fault.) are slow and mostly CPU:
-# they run in a second lane, beside the others, and their marked output is
-# printed once both lanes are done, so markers never interleave.
+# Two lanes share the guest's two CPUs. The example runs under valgrind
+# and the fault-injection sweeps (names ending in .valgrind, or starting
+# with fault.) are slow, and each waits for a peer started under valgrind
+# within a fixed time: they run one at a time, in the second lane, and that
+# lane then helps the first with what is left of the other tests. Both
+# lanes take the other tests from one queue, so neither idles while the
+# other still has work. The second lane's marked output is printed once
+# both are done, so markers never interleave.
 set -u
 manifest=$1
 
@@ -31,46 +35,79 @@ known_entry() {
   return 1
 }
 
-# run_lane: runs the manifest lines on stdin one after the other
+# claim FILE: prints the next line of FILE that no lane has taken yet, or
+# fails when none is left. The count of lines taken is kept in FILE.taken,
+# under a lock, since both lanes take from the same queue.
+claim() {
+  local f=$1 fd n
+  exec {fd}>>"$f.lock"
+  flock "$fd"
+  n=$(($(cat "$f.taken" 2>/dev/null || echo 0) + 1))
+  echo "$n" >"$f.taken"
+  exec {fd}>&-
+  [ "$n" -le "$(wc -l <"$f")" ] && sed -n "${n}p" "$f"
+}
+
+# run_lane FILE...: runs the lines claimed from each FILE in turn, one
+# after the other, until none is left
 run_lane() {
-  local name cmd start rc limit entry what env why mem
-  while IFS=$'\t' read -r name cmd; do
-    [ -z "$name" ] && continue
-    echo "@@test begin $name"
-    start=$SECONDS
-    limit=${RPMA_TEST_TIMEOUT:-180}
-    # a fault-injection sweep runs an example once per injection point
-    [[ $name == fault.* ]] && limit=900
-    what=
-    if entry=$(known_entry "$name"); then
-      IFS=$'\t' read -r what env why <<<"$entry"
-      [ "$env" = - ] && env=
-      echo "known on this stack: $what${env:+ ($env)}: $why"
-    fi
-    # a guest with persistent memory (RXE_PMEM_NODE) runs each test with
-    # all its memory there, as a host with pmem would; ram.* runs stay in RAM
-    mem=()
-    [ -n "${RXE_PMEM_NODE:-}" ] && [[ $name != ram.* ]] && mem=(numactl --membind="$RXE_PMEM_NODE")
-    case $what in
-      ref-fails) RUN_DIFF_REF_FAILS=$why RUN_DIFF_OURS_ENV=$env timeout -k 5 "$limit" "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
-      env) timeout -k 5 "$limit" env $env "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
-      *) timeout -k 5 "$limit" "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
-    esac
-    rc=$?
-    if [ "$what" = fails ]; then
-      if [ $rc -eq 0 ]; then echo "known to fail here, but passed: the entry is stale"; rc=1; else rc=0; fi
-    fi
-    [ $rc -eq 124 ] && echo "timed out after $limit s"
-    echo "($name took $((SECONDS - start)) s in the guest)"
-    echo "@@test end $name $rc"
+  local src line
+  for src in "$@"; do
+    while line=$(claim "$src"); do
+      run_test "$line"
+    done
   done
 }
 
-slow=$(mktemp)
-slow_re='\\.(valgrind|helgrind)$|^fault\\.'
-awk -F '\t' -v re="$slow_re" '$1 ~ re' "$manifest" | run_lane >"$slow" 2>&1 &
+# run_test LINE: runs one manifest line between markers
+run_test() {
+  local name cmd start rc limit entry what env why mem
+  IFS=$'\t' read -r name cmd <<<"$1"
+  [ -z "$name" ] && return 0
+  echo "@@test begin $name"
+  start=$SECONDS
+  limit=${RPMA_TEST_TIMEOUT:-180}
+  # a fault-injection sweep runs an example once per injection point
+  [[ $name == fault.* ]] && limit=900
+  what=
+  if entry=$(known_entry "$name"); then
+    IFS=$'\t' read -r what env why <<<"$entry"
+    [ "$env" = - ] && env=
+    echo "known on this stack: $what${env:+ ($env)}: $why"
+  fi
+  # a guest with persistent memory (RXE_PMEM_NODE) runs each test with
+  # all its memory there, as a host with pmem would; ram.* runs stay in RAM
+  mem=()
+  [ -n "${RXE_PMEM_NODE:-}" ] && [[ $name != ram.* ]] && mem=(numactl --membind="$RXE_PMEM_NODE")
+  case $what in
+    ref-fails) RUN_DIFF_REF_FAILS=$why RUN_DIFF_OURS_ENV=$env timeout -k 5 "$limit" "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
+    env) timeout -k 5 "$limit" env $env "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
+    *) timeout -k 5 "$limit" "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
+  esac
+  rc=$?
+  if [ "$what" = fails ]; then
+    if [ $rc -eq 0 ]; then echo "known to fail here, but passed: the entry is stale"; rc=1; else rc=0; fi
+  fi
+  [ $rc -eq 124 ] && echo "timed out after $limit s"
+  echo "($name took $((SECONDS - start)) s in the guest)"
+  echo "@@test end $name $rc"
+}
+
+queue=$(mktemp -d)
+slow_re='\\.valgrind$|^fault\\.'
+# a test that takes all of a device's protection domains runs alone, first:
+# beside it, any other test could fail to get one
+alone_re='^live\\.rpma_peer_new_pd_limit$'
+awk -F '\t' -v re="$alone_re" '$1 ~ re' "$manifest" >"$queue/alone"
+awk -F '\t' -v re="$alone_re" -v slow="$slow_re" '$1 !~ re && $1 ~ slow' "$manifest" >"$queue/slow"
+awk -F '\t' -v re="$alone_re" -v slow="$slow_re" '$1 !~ re && $1 !~ slow' "$manifest" >"$queue/rest"
+run_lane "$queue/alone"
+# each lane's servers listen in a port range of its own (t_port() in
+# tests-c/common/rpma_live.c), so that two tests never meet on a port
+RPMA_TEST_PORT_BASE=26000 RPMA_TEST_PORT_SPAN=5900 \
+  run_lane "$queue/slow" "$queue/rest" >"$queue/slow.out" 2>&1 &
 lane=$!
-awk -F '\t' -v re="$slow_re" '$1 !~ re' "$manifest" | run_lane
+RPMA_TEST_PORT_BASE=20000 RPMA_TEST_PORT_SPAN=5900 run_lane "$queue/rest"
 wait "$lane"
-cat "$slow"
-rm -f "$slow"
+cat "$queue/slow.out"
+rm -rf "$queue"
