@@ -121,7 +121,12 @@ for r in $(seq "$rounds"); do
       while IFS= read -r x; do case $x in "RESULT "*) line=$x ;; esac; done <"$tmp/out"
       # the row's own name, so the report keeps busy and event-driven apart
       line=${line/ case=$bc / case=$c }
-      while IFS= read -r x; do case $x in "STATS "*) stats=${x#STATS }; stats=${stats%% *} ;; esac; done <"$tmp/err"
+      while IFS= read -r x; do
+        case $x in
+          "STATS "*) stats=${x#STATS }; stats=${stats%% *} ;;
+          "PHASES "*) echo "PHASES lib=$l round=$r ${x#PHASES }" ;;
+        esac
+      done <"$tmp/err"
       if [ $rc -eq 0 ] && [ -n "$line" ]; then
         printf 'RESULT lib=%s round=%s %s %s wall_s=%d.%02d\n' "$l" "$r" "${line#RESULT }" "$stats" \
           $(((t1 - t0) / 1000000)) $(((t1 - t0) % 1000000 / 10000))

@@ -37,7 +37,11 @@
  * SECONDS or exactly OPS operations and prints one line
  *   RESULT case=.. size=.. qd=.. ops=.. secs=.. ops_s=.. p50_us=.. p99_us=..
  * and, on stderr, "STATS empty_polls=E polls=P" (rpma_cq_get_wc calls that
- * found nothing / all calls, warm-up included).
+ * found nothing / all calls, warm-up included). The conn case also prints
+ * there "PHASES cycles=N req_new_us=.. established_us=.. closed_us=..
+ * delete_us=..": the mean time of each step of a cycle (rpma_conn_req_new;
+ * connect until ESTABLISHED; disconnect until CLOSED; rpma_conn_delete),
+ * warm-up included, which bench/guest.sh passes on.
  *
  * Environment:
  *   BENCH_EXPECT_LIB   a path: the librpma.so.0 mapped into this process must
@@ -623,6 +627,8 @@ struct client {
 	char lib[PATH_MAX];
 	uint64_t empty_polls, polls, waits;
 	int event_driven;       /* BENCH_CLIENT_WAIT=wait */
+	uint64_t phase_ns[4];   /* conn: the sums of its four phases */
+	uint64_t phase_n;       /* conn: cycles summed there */
 };
 
 static void cli_pd(const struct client *k, enum bcase c, struct req_pd *rq)
@@ -821,9 +827,13 @@ static void cli_conn_op(struct client *k, int verify)
 	struct req_pd rq;
 	cli_pd(k, C_CONN, &rq);
 	struct rpma_conn_private_data pd = {&rq, (uint8_t)sizeof(rq)};
+	uint64_t t[5];
+	t[0] = now_ns();
 	CHECK(rpma_conn_req_new(k->peer, k->addr, k->port, k->cfg, &req));
+	t[1] = now_ns();
 	CHECK(rpma_conn_req_connect(&req, &pd, &conn));
 	expect_event(conn, RPMA_CONN_ESTABLISHED);
+	t[2] = now_ns();
 	if (verify) {
 		struct rpma_conn_private_data in = {NULL, 0};
 		CHECK(rpma_conn_get_private_data(conn, &in));
@@ -837,7 +847,12 @@ static void cli_conn_op(struct client *k, int verify)
 	}
 	CHECK(rpma_conn_disconnect(conn));
 	expect_event(conn, RPMA_CONN_CLOSED);
+	t[3] = now_ns();
 	CHECK(rpma_conn_delete(&conn));
+	t[4] = now_ns();
+	for (int i = 0; i < 4; i++)
+		k->phase_ns[i] += t[i + 1] - t[i];
+	k->phase_n++;
 }
 
 /* the loop of the unconnected/serial cases: conn, mr, poll */
@@ -1082,6 +1097,11 @@ static int run_client(int argc, char **argv)
 	fflush(stdout);
 	fprintf(stderr, "STATS empty_polls=%" PRIu64 " polls=%" PRIu64 " waits=%" PRIu64 "\n",
 		k.empty_polls, k.polls, k.waits);
+	if (k.phase_n)
+		fprintf(stderr, "PHASES cycles=%" PRIu64 " req_new_us=%.1f established_us=%.1f"
+			" closed_us=%.1f delete_us=%.1f\n", k.phase_n,
+			k.phase_ns[0] / 1e3 / k.phase_n, k.phase_ns[1] / 1e3 / k.phase_n,
+			k.phase_ns[2] / 1e3 / k.phase_n, k.phase_ns[3] / 1e3 / k.phase_n);
 	free(r.lat);
 	return 0;
 }
