@@ -7,9 +7,6 @@ use std::mem::MaybeUninit;
 use crate::error::{Error, Result};
 
 /// `Box::new` that returns `Error::NoMem` when the allocator fails.
-/// Inlined, so that the value is written once, straight into the heap,
-/// rather than copied into the call first.
-#[inline(always)]
 pub fn try_box<T>(value: T) -> Result<Box<T>> {
     injected()?;
     let layout = Layout::new::<T>();

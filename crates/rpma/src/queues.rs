@@ -123,7 +123,6 @@ impl Queues {
 /// (as the C library does). A provider older than the kernel does not know
 /// them and refuses the QP; it is then made again without them, and the
 /// connection emulates (the C library fails the connection instead).
-#[inline(always)]
 fn create_qp(peer: &Peer, id: &CmId, attr: &mut sys::ibv_qp_init_attr_ex) -> Result<QpNative> {
     let asked = peer.native();
     let ops = asked.send_ops_flags();
