@@ -115,11 +115,9 @@ impl<'a> ConnReq<'a> {
         // no CQs fails after the resolution, as in the C library.
         let evch = EventChannel::new()?;
         let id = CmId::new(Some(&evch))?;
-        let cqs = id
-            .resolve_addr_while(&info, s.timeout_ms, Some(&evch), || {
-                Cqs::allowed(&s).then(|| Cqs::build(peer.context(), &s))
-            })?
-            .flatten();
+        let cqs = id.resolve_addr_while(&info, s.timeout_ms, Some(&evch), || {
+            Cqs::allowed(&s).then(|| Cqs::build(peer.context(), &s))
+        })?;
         id.resolve_route(s.timeout_ms, Some(&evch))?;
         let cqs = match cqs {
             Some(cqs) => cqs?,

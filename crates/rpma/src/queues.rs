@@ -46,7 +46,6 @@ impl Cqs {
 
     /// Builds the CQs on the device context `ctx` from a configuration
     /// snapshot.
-    #[inline(always)]
     pub(crate) fn build(ctx: *mut sys::ibv_context, s: &ConnSettings) -> Result<Cqs> {
         if !Cqs::allowed(s) {
             rpma_log!(
@@ -83,7 +82,7 @@ impl Queues {
     }
 
     /// Adds the QP of `id` to CQs built for the same settings.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn with_cqs(peer: &Peer, id: &CmId, s: &ConnSettings, cqs: Cqs) -> Result<Queues> {
         // SAFETY: as in `Cqs::build`.
         let srq = s.srq.map(|p| unsafe { p.as_ref() });

@@ -382,14 +382,12 @@ impl CmId {
         channel: Option<&EventChannel>,
     ) -> Result<()> {
         self.resolve_addr_while(info, timeout_ms, channel, || ())
-            .map(|_| ())
     }
 
     /// [`CmId::resolve_addr`], running `meanwhile` once the resolution is
-    /// under way (on an id with a channel: while rdma_cm resolves) and
-    /// returning its result, or `None` when the first attempt could not
-    /// start. A failed resolution is reported as if `meanwhile` had come
-    /// after it.
+    /// under way (on an id with a channel, while rdma_cm resolves), and
+    /// returning its result when the address is resolved: a failed
+    /// resolution is reported first, as if `meanwhile` had come after it.
     #[inline]
     pub(crate) fn resolve_addr_while<T>(
         &self,
@@ -397,16 +395,33 @@ impl CmId {
         timeout_ms: c_int,
         channel: Option<&EventChannel>,
         meanwhile: impl FnOnce() -> T,
-    ) -> Result<Option<T>> {
-        let ret = self.post_resolve_addr(info, timeout_ms);
-        let done = (ret == 0).then(meanwhile);
-        let mut e = Self::outcome(ret, channel);
-        if e == libc::ETIMEDOUT {
-            e = self.resolve_addr_again(info, timeout_ms, channel);
-        }
-        if e == 0 {
-            return Ok(done);
-        }
+    ) -> Result<T> {
+        let mut meanwhile = Some(meanwhile);
+        let mut done = None;
+        let mut attempt = 1;
+        let e = loop {
+            // SAFETY: as in bind; after a failed resolution the id is bound
+            // again, from where it may resolve anew.
+            let ret = unsafe {
+                sys::rdma_resolve_addr(self.as_ptr(), info.src_addr(), info.dst_addr(), timeout_ms)
+            };
+            if ret == 0 {
+                if let Some(f) = meanwhile.take() {
+                    done = Some(f());
+                }
+            }
+            let e = Self::outcome(ret, channel);
+            if e == 0 {
+                return Ok(match done {
+                    Some(t) => t,
+                    None => meanwhile.take().map(|f| f()).expect("run once"),
+                });
+            }
+            if e != libc::ETIMEDOUT || attempt == RESOLVE_ATTEMPTS {
+                break e;
+            }
+            attempt += 1;
+        };
         let (src, dst) = info.names();
         rpma_log!(
             Level::Error,
@@ -418,37 +433,6 @@ impl CmId {
             Errno(e)
         );
         Err(Error::Provider)
-    }
-
-    /// Starts (on an id with a channel) or makes (a synchronous id) one
-    /// address resolution; rdma_resolve_addr's return value.
-    #[inline]
-    fn post_resolve_addr(&self, info: &AddrInfo, timeout_ms: c_int) -> c_int {
-        // SAFETY: as in bind; after a failed resolution the id is bound
-        // again, from where it may resolve anew.
-        unsafe {
-            sys::rdma_resolve_addr(self.as_ptr(), info.src_addr(), info.dst_addr(), timeout_ms)
-        }
-    }
-
-    /// The attempts after a first one that timed out (a lost ARP request
-    /// or reply): the errno of the last, 0 once one resolves.
-    #[cold]
-    #[inline(never)]
-    fn resolve_addr_again(
-        &self,
-        info: &AddrInfo,
-        timeout_ms: c_int,
-        channel: Option<&EventChannel>,
-    ) -> c_int {
-        let mut e = libc::ETIMEDOUT;
-        for _ in 1..RESOLVE_ATTEMPTS {
-            e = Self::outcome(self.post_resolve_addr(info, timeout_ms), channel);
-            if e != libc::ETIMEDOUT {
-                break;
-            }
-        }
-        e
     }
 
     /// Resolves the route to the resolved address; `channel` as in
