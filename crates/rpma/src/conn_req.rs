@@ -16,20 +16,17 @@ use crate::log::Level;
 use crate::mr::MrLocal;
 use crate::peer::Peer;
 use crate::post;
-use crate::queues::{release_parts, Cqs, Queues};
+use crate::queues::{release_parts, Queues};
 use crate::srq::Srq;
 use crate::sys;
 use crate::timeouts;
-use crate::verbs::{AddrInfo, CmId, EventChannel};
+use crate::verbs::{AddrInfo, CmId};
 
 /// A connection request (opaque to C).
 #[derive(Debug)]
 pub struct ConnReq<'a> {
     id: Option<CmId>,
     queues: Option<Queues>,
-    /// The event channel of an outgoing request's id, which its connection
-    /// keeps (an incoming one's connection makes its own).
-    evch: Option<EventChannel>,
     passive: bool,
     private_data: Option<Box<[u8]>>,
     peer: &'a Peer,
@@ -103,27 +100,10 @@ impl<'a> ConnReq<'a> {
     ) -> Result<Box<ConnReq<'a>>> {
         let s = settings(cfg);
         let info = AddrInfo::resolve(addr, Some(port), false)?;
-        // The id gets the connection's event channel from the start, and
-        // waits there for its resolutions itself. The C library's id is
-        // synchronous (librdmacm opens a private channel for it) and moves
-        // to a new channel when it connects: one open, one close and one
-        // migration command per connection that this saves.
-        //
-        // The CQs are made while rdma_cm resolves the address, on the
-        // peer's device: the only one the connection can use, since its QP
-        // takes the peer's protection domain. A configuration that allows
-        // no CQs fails after the resolution, as in the C library.
-        let evch = EventChannel::new()?;
-        let id = CmId::new(Some(&evch))?;
-        let cqs = id.resolve_addr_while(&info, s.timeout_ms, Some(&evch), || {
-            Cqs::allowed(&s).then(|| Cqs::build(peer.context(), &s))
-        })?;
-        id.resolve_route(s.timeout_ms, Some(&evch))?;
-        let cqs = match cqs {
-            Some(cqs) => cqs?,
-            None => Cqs::build(id.verbs(), &s)?,
-        };
-        let queues = Queues::with_cqs(peer, &id, &s, cqs)?;
+        let id = CmId::new(None)?;
+        id.resolve_addr(&info, s.timeout_ms)?;
+        id.resolve_route(s.timeout_ms)?;
+        let queues = Queues::build(peer, &id, &s)?;
         rpma_log!(
             Level::Notice,
             "rpma_conn_req_new",
@@ -137,7 +117,6 @@ impl<'a> ConnReq<'a> {
         try_box(ConnReq {
             id: Some(id),
             queues: Some(queues),
-            evch: Some(evch),
             passive: false,
             private_data: None,
             peer,
@@ -171,7 +150,6 @@ impl<'a> ConnReq<'a> {
         ConnReq {
             id: Some(id),
             queues: Some(queues),
-            evch: None,
             passive: true,
             private_data,
             peer,
@@ -240,7 +218,7 @@ impl<'a> ConnReq<'a> {
         let id = self.id.take().expect("present until released");
         let queues = self.queues.take().expect("built with the request");
         let passive = self.passive;
-        let mut conn = room.fill(id, queues, self.evch.take(), passive);
+        let mut conn = room.fill(id, queues, passive);
         self.free_emptied();
         if passive {
             conn.accept(&mut param)?;
@@ -259,12 +237,7 @@ impl<'a> ConnReq<'a> {
     /// there is nothing left for it to release, and running it on the empty
     /// fields cost about 40 instructions per connection.
     fn free_emptied(self: Box<Self>) {
-        debug_assert!(
-            self.id.is_none()
-                && self.queues.is_none()
-                && self.evch.is_none()
-                && self.private_data.is_none()
-        );
+        debug_assert!(self.id.is_none() && self.queues.is_none() && self.private_data.is_none());
         // SAFETY: `ManuallyDrop<ConnReq>` has the layout of `ConnReq`, so the
         // box is freed with the layout it was allocated with. Skipping
         // `ConnReq`'s drop leaks nothing: its owning fields are all `None`
@@ -278,8 +251,6 @@ impl<'a> ConnReq<'a> {
             return Ok(());
         };
         release_parts(id, &mut self.queues, self.passive, &mut errors);
-        // The channel goes after the id that used it.
-        self.evch = None;
         self.private_data = None;
         errors.result()
     }

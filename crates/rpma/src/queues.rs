@@ -23,31 +23,17 @@ pub(crate) struct Queues {
     pub(crate) native: QpNative,
 }
 
-/// The completion side of a connection's queues, made before its QP: the
-/// main CQ, the optional receive CQ and the optional shared completion
-/// channel. Dropped unused (a failure before the QP), they go in the order
-/// the fields are declared: the CQs, then the channel they report to.
-#[derive(Debug)]
-pub(crate) struct Cqs {
-    rcq: Option<Cq>,
-    cq: Cq,
-    shared: Option<CompChannel>,
-}
-
-impl Cqs {
-    /// Whether `s` allows the CQs at all: a shared completion channel
-    /// cannot serve an SRQ that has its own receive CQ. Pure, so it can be
-    /// asked before anything else is tried.
-    pub(crate) fn allowed(s: &ConnSettings) -> bool {
-        // SAFETY: as in `Cqs::build`.
-        let srq_rcq = s.srq.and_then(|p| unsafe { p.as_ref() }.rcq());
-        !(s.shared_compl_channel && srq_rcq.is_some())
-    }
-
-    /// Builds the CQs on the device context `ctx` from a configuration
-    /// snapshot.
-    pub(crate) fn build(ctx: *mut sys::ibv_context, s: &ConnSettings) -> Result<Cqs> {
-        if !Cqs::allowed(s) {
+impl Queues {
+    /// Builds the CQs and the QP of `id` from a configuration snapshot.
+    #[inline]
+    pub(crate) fn build(peer: &Peer, id: &CmId, s: &ConnSettings) -> Result<Queues> {
+        // SAFETY: an SRQ in the settings outlives the configuration they
+        // were read from, which the caller still holds: ConnCfg::set_srq
+        // borrows the SRQ for the configuration's lifetime, and the caller
+        // of set_srq_unchecked promises the same.
+        let srq = s.srq.map(|p| unsafe { p.as_ref() });
+        let srq_rcq = srq.and_then(|q| q.rcq());
+        if s.shared_compl_channel && srq_rcq.is_some() {
             rpma_log!(
                 Level::Error,
                 "rpma_conn_req_new_from_id",
@@ -55,11 +41,7 @@ impl Cqs {
             );
             return Err(Error::Inval);
         }
-        // SAFETY: an SRQ in the settings outlives the configuration they
-        // were read from, which the caller still holds: ConnCfg::set_srq
-        // borrows the SRQ for the configuration's lifetime, and the caller
-        // of set_srq_unchecked promises the same.
-        let srq_rcq = s.srq.and_then(|p| unsafe { p.as_ref() }.rcq());
+        let ctx = id.verbs();
         let shared = match s.shared_compl_channel {
             true => Some(CompChannel::new(ctx)?),
             false => None,
@@ -69,28 +51,10 @@ impl Cqs {
             true => Some(Cq::new(ctx, s.rcq_size, shared.as_ref())?),
             false => None,
         };
-        Ok(Cqs { rcq, cq, shared })
-    }
-}
-
-impl Queues {
-    /// Builds the CQs and the QP of `id` from a configuration snapshot.
-    #[inline]
-    pub(crate) fn build(peer: &Peer, id: &CmId, s: &ConnSettings) -> Result<Queues> {
-        let cqs = Cqs::build(id.verbs(), s)?;
-        Queues::with_cqs(peer, id, s, cqs)
-    }
-
-    /// Adds the QP of `id` to CQs built for the same settings.
-    #[inline]
-    pub(crate) fn with_cqs(peer: &Peer, id: &CmId, s: &ConnSettings, cqs: Cqs) -> Result<Queues> {
-        // SAFETY: as in `Cqs::build`.
-        let srq = s.srq.map(|p| unsafe { p.as_ref() });
-        let srq_rcq = srq.and_then(|q| q.rcq());
-        let recv_cq = srq_rcq.or(cqs.rcq.as_ref()).unwrap_or(&cqs.cq);
+        let recv_cq = srq_rcq.or(rcq.as_ref()).unwrap_or(&cq);
         let mut attr = sys::ibv_qp_init_attr_ex {
             qp_type: sys::IBV_QPT_RC,
-            send_cq: cqs.cq.as_ptr(),
+            send_cq: cq.as_ptr(),
             recv_cq: recv_cq.as_ptr(),
             srq: srq.map_or(std::ptr::null_mut(), |q| q.as_ptr()),
             cap: sys::ibv_qp_cap {
@@ -106,9 +70,7 @@ impl Queues {
             pd: peer.pd(),
             ..Default::default()
         };
-        // A failure drops the CQs in their declared order.
         let native = create_qp(peer, id, &mut attr)?;
-        let Cqs { rcq, cq, shared } = cqs;
         Ok(Queues {
             cq,
             rcq,

@@ -166,28 +166,6 @@ impl EventChannel {
     }
 }
 
-impl EventChannel {
-    /// Waits for the event that ends the step an id on this channel started
-    /// (an address or a route resolution) and returns what a synchronous id
-    /// would have set errno to: 0 when the step succeeded, else the
-    /// event's status as a positive errno (or the errno of a failed wait).
-    fn outcome(&self) -> c_int {
-        let mut ev = ptr::null_mut();
-        // SAFETY: the channel is live; ev receives the event.
-        if unsafe { sys::rdma_get_cm_event(self.0, &mut ev) } != 0 || ev.is_null() {
-            return match errno() {
-                0 => libc::EIO,
-                e => e,
-            };
-        }
-        // SAFETY: the event is live until acked below.
-        let status = unsafe { (*ev).status };
-        // SAFETY: acked once; nothing reads the event afterwards.
-        unsafe { sys::rdma_ack_cm_event(ev) };
-        status.wrapping_abs()
-    }
-}
-
 impl Drop for EventChannel {
     fn drop(&mut self) {
         // SAFETY: the channel was created by us; every id on it is gone
@@ -371,33 +349,8 @@ impl CmId {
     /// retransmission interval, so a single lost ARP request or reply
     /// would otherwise fail a connection on a lossy network, where the C
     /// library fails it. A healthy network resolves on the first attempt.
-    ///
-    /// `channel` is the id's own channel, on which the outcome arrives;
-    /// without one the id is synchronous.
     #[inline]
-    pub(crate) fn resolve_addr(
-        &self,
-        info: &AddrInfo,
-        timeout_ms: c_int,
-        channel: Option<&EventChannel>,
-    ) -> Result<()> {
-        self.resolve_addr_while(info, timeout_ms, channel, || ())
-    }
-
-    /// [`CmId::resolve_addr`], running `meanwhile` once the resolution is
-    /// under way (on an id with a channel, while rdma_cm resolves), and
-    /// returning its result when the address is resolved: a failed
-    /// resolution is reported first, as if `meanwhile` had come after it.
-    #[inline]
-    pub(crate) fn resolve_addr_while<T>(
-        &self,
-        info: &AddrInfo,
-        timeout_ms: c_int,
-        channel: Option<&EventChannel>,
-        meanwhile: impl FnOnce() -> T,
-    ) -> Result<T> {
-        let mut meanwhile = Some(meanwhile);
-        let mut done = None;
+    pub(crate) fn resolve_addr(&self, info: &AddrInfo, timeout_ms: c_int) -> Result<()> {
         let mut attempt = 1;
         let e = loop {
             // SAFETY: as in bind; after a failed resolution the id is bound
@@ -406,17 +359,9 @@ impl CmId {
                 sys::rdma_resolve_addr(self.as_ptr(), info.src_addr(), info.dst_addr(), timeout_ms)
             };
             if ret == 0 {
-                if let Some(f) = meanwhile.take() {
-                    done = Some(f());
-                }
+                return Ok(());
             }
-            let e = Self::outcome(ret, channel);
-            if e == 0 {
-                return Ok(match done {
-                    Some(t) => t,
-                    None => meanwhile.take().map(|f| f()).expect("run once"),
-                });
-            }
+            let e = errno();
             if e != libc::ETIMEDOUT || attempt == RESOLVE_ATTEMPTS {
                 break e;
             }
@@ -435,19 +380,12 @@ impl CmId {
         Err(Error::Provider)
     }
 
-    /// Resolves the route to the resolved address; `channel` as in
-    /// [`CmId::resolve_addr`].
-    pub(crate) fn resolve_route(
-        &self,
-        timeout_ms: c_int,
-        channel: Option<&EventChannel>,
-    ) -> Result<()> {
+    pub(crate) fn resolve_route(&self, timeout_ms: c_int) -> Result<()> {
         // SAFETY: the id is live.
-        let ret = unsafe { sys::rdma_resolve_route(self.as_ptr(), timeout_ms) };
-        let e = Self::outcome(ret, channel);
-        if e == 0 {
+        if unsafe { sys::rdma_resolve_route(self.as_ptr(), timeout_ms) } == 0 {
             return Ok(());
         }
+        let e = errno();
         rpma_log!(
             Level::Error,
             "rpma_conn_req_new",
@@ -456,17 +394,6 @@ impl CmId {
             Errno(e)
         );
         Err(Error::Provider)
-    }
-
-    /// The errno of a resolution step that returned `ret`: a failed call's
-    /// own, or, when the call started the step on the id's `channel`, that
-    /// of the event ending it (0: resolved).
-    fn outcome(ret: c_int, channel: Option<&EventChannel>) -> c_int {
-        match (ret, channel) {
-            (0, None) => 0,
-            (0, Some(ch)) => ch.outcome(),
-            _ => errno(),
-        }
     }
 
     pub(crate) fn listen(&self) -> Result<()> {
