@@ -29,7 +29,7 @@ lane() {
 }
 # each lane its own port range: with ports drawn from the pid, two lanes
 # could pick the same port at the same time and the later listen fail
-awk 'NR % 2 == 1' "$jobs" | FAULT_PORT_BASE=20000 lane &
-awk 'NR % 2 == 0' "$jobs" | FAULT_PORT_BASE=26000 lane
+awk 'NR % 2 == 1' "$jobs" | RPMA_TEST_PORT_BASE=20000 RPMA_TEST_PORT_SPAN=6000 lane &
+awk 'NR % 2 == 0' "$jobs" | RPMA_TEST_PORT_BASE=26000 RPMA_TEST_PORT_SPAN=6000 lane
 wait
 rm -f "$lock"

@@ -22,8 +22,9 @@
 # example_<pair>_{server,client}), RPMA_TESTING_IP, FAULT_POINTS (a
 # list, separated by spaces or commas, to try instead of 1, 2, ...), FAULT_MAX_POINTS
 # (default 2000), FAULT_VALGRIND_EVERY (0: never; default 0), FAULT_TIMEOUT
-# (default 60), FAULT_SUPP (valgrind suppressions file), FAULT_PORT_BASE
-# (ports BASE + N, when sweeps run side by side).
+# (default 60), FAULT_SUPP (valgrind suppressions file),
+# RPMA_TEST_PORT_BASE and RPMA_TEST_PORT_SPAN (the port range, when sweeps
+# or tests run side by side; see t_port() in tests-c/common/rpma_live.c).
 set -u
 pair=$1 side=$2
 shift 2
@@ -45,13 +46,9 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 # run_point N VALGRIND: one run; prints the outcome word and sets $why
 run_point() {
   local n=$1 vg=$2 wrap=() rc spid ipid port
-  # a port of this sweep's own: sweeps running side by side (the lanes of
-  # fault-sweep-lanes.sh) each get a range of their own
-  if [ -n "${FAULT_PORT_BASE:-}" ]; then
-    port=$((FAULT_PORT_BASE + n % 6000))
-  else
-    port=$((${RPMA_TEST_PORT_BASE:-20000} + ($$ + n) % ${RPMA_TEST_PORT_SPAN:-12000}))
-  fi
+  # a port of this point's own, in the range of this sweep's lane when
+  # sweeps run side by side (fault-sweep-lanes.sh, rxe-suite-guest.sh)
+  port=$((${RPMA_TEST_PORT_BASE:-20000} + ($$ + n) % ${RPMA_TEST_PORT_SPAN:-12000}))
   local limit=$limit
   if [ "$vg" = 1 ]; then
     # valgrind's start alone takes tens of seconds in the TCG guest
