@@ -6,7 +6,8 @@
 #
 #   interop EXAMPLE
 #       the example's server and client across the two hosts, in the four
-#       pairings of our library and the C library; all must pass
+#       pairings of our library and the C library, all in one boot of the
+#       pair (net-interop-guest.sh); all must pass
 #   poweroff MODE LIB [BOUND]
 #       net_client (LIB: ours or ref) streams writes to net_server (ours)
 #       and waits for completions by MODE (busy, wait, poll, conn-wait);
@@ -44,7 +45,7 @@
 # Each run prints its RESULT line (see net_client.c). Environment:
 # NET_PAIR_RESULTS, a file to which each RESULT line is appended.
 set -u
-[ $# -ge 2 ] || { sed -n '2,45s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,46s/^# \{0,1\}//p' "$0"; exit 2; }
 build=$(cd "$1" && pwd); shift
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -62,19 +63,14 @@ serve() {
 case_=$1; shift
 case $case_ in
   interop)
-    ex=$1 fail=0
-    for s in ours ref; do
-      for c in ours ref; do
-        echo "== $ex: server $s, client $c"
-        "$root/softroce/rxe-pair" \
-          "$(serve "$served" "${lib[$s]}" "$build/example_${ex}_server" '$RPMA_TESTING_IP' $port)" \
-          "$served ${lib[$c]} $build/example_${ex}_client \$RXE_PEER_IP $port" >"$out" 2>&1
-        rc=$?
-        tail -3 "$out"
-        [ $rc = 0 ] || { cat "$out"; fail=1; }
-      done
-    done
-    exit $fail ;;
+    # one boot of the pair for all four pairings (net-interop-guest.sh)
+    ex=$1 g="$here/net-interop-guest.sh"
+    "$root/softroce/rxe-pair" \
+      "$g server $build $port $ex ${lib[ours]} ${lib[ref]}" \
+      "$g client $build $port $ex ${lib[ours]} ${lib[ref]}" >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    exit $rc ;;
   poweroff|cut)
     if [ "$case_" = poweroff ]; then
       mode=$1 cl=$2 bound=${3:-15}
@@ -170,5 +166,5 @@ case $case_ in
       [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss-example $pct $delay lib=$ll $ex $got $((SECONDS - start))s" >>"$NET_PAIR_RESULTS"
     done
     exit $fail ;;
-  *) sed -n '2,45s/^# \{0,1\}//p' "$0"; exit 2 ;;
+  *) sed -n '2,46s/^# \{0,1\}//p' "$0"; exit 2 ;;
 esac

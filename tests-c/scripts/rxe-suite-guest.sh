@@ -102,12 +102,19 @@ awk -F '\t' -v re="$alone_re" '$1 ~ re' "$manifest" >"$queue/alone"
 awk -F '\t' -v re="$alone_re" -v slow="$slow_re" '$1 !~ re && $1 ~ slow' "$manifest" >"$queue/slow"
 awk -F '\t' -v re="$alone_re" -v slow="$slow_re" '$1 !~ re && $1 !~ slow' "$manifest" >"$queue/rest"
 run_lane "$queue/alone"
-# each lane's servers listen in a port range of its own (t_port() in
-# tests-c/common/rpma_live.c), so that two tests never meet on a port
-RPMA_TEST_PORT_BASE=26000 RPMA_TEST_PORT_SPAN=5900 \
-  run_lane "$queue/slow" "$queue/rest" >"$queue/slow.out" 2>&1 &
-lane=$!
-RPMA_TEST_PORT_BASE=20000 RPMA_TEST_PORT_SPAN=5900 run_lane "$queue/rest"
-wait "$lane"
-cat "$queue/slow.out"
+# RPMA_SUITE_LANES lanes (default 2); each lane's servers listen in a port
+# range of its own (t_port() in tests-c/common/rpma_live.c), so that two
+# tests never meet on a port. Lane 1 also takes the slow queue first.
+lanes=${RPMA_SUITE_LANES:-2}
+span=$((12000 / lanes))
+pids=()
+for ((i = 1; i < lanes; i++)); do
+  srcs=("$queue/rest"); [ "$i" = 1 ] && srcs=("$queue/slow" "$queue/rest")
+  RPMA_TEST_PORT_BASE=$((20000 + i * span)) RPMA_TEST_PORT_SPAN=$((span - 100)) \
+    run_lane "${srcs[@]}" >"$queue/lane$i.out" 2>&1 &
+  pids+=($!)
+done
+RPMA_TEST_PORT_BASE=20000 RPMA_TEST_PORT_SPAN=$((span - 100)) run_lane "$queue/rest"
+wait "${pids[@]}"
+for ((i = 1; i < lanes; i++)); do cat "$queue/lane$i.out"; done
 rm -rf "$queue"
