@@ -3,8 +3,8 @@
 # guest's side of net-pair.sh's interop case: the four pairings of the two
 # libraries in one boot of the pair. The pairing k (0..3: server ours or
 # ref, then client ours or ref) uses port PORT+k.
-#   server: starts the four servers at once, creates /run/rxe-run/ready
-#           once each listens (or has ended), and fails if any failed;
+#   server: starts the four servers at once (serve-all.sh), and fails if
+#           any failed;
 #   client: runs the four clients one after the other, and fails if any
 #           failed.
 set -u
@@ -16,21 +16,12 @@ logs=$(mktemp -d)
 fail=0
 case $role in
   server)
+    cmds=()
     for k in 0 1 2 3; do
-      read -r s c <<<"${pairings[$k]}"
-      ( "$here/run-served-by.sh" "${lib[$s]}" "$build/example_${ex}_server" "$RPMA_TESTING_IP" $((port + k)) \
-          >"$logs/$k" 2>&1
-        echo "server $k ($s, for client $c) exit $?" >>"$logs/$k" ) &
+      read -r s _ <<<"${pairings[$k]}"
+      cmds+=("$here/run-served-by.sh ${lib[$s]} $build/example_${ex}_server $RPMA_TESTING_IP $((port + k))")
     done
-    until [ "$(grep -l -e listening -e '^server [0-3] .* exit ' "$logs"/* 2>/dev/null | wc -l)" -ge 4 ]; do
-      sleep 0.1
-    done
-    touch /run/rxe-run/ready
-    wait
-    for k in 0 1 2 3; do
-      tail -3 "$logs/$k"
-      grep -q '^server [0-3] .* exit 0$' "$logs/$k" || fail=1
-    done ;;
+    "$here/serve-all.sh" "${cmds[@]}" || fail=1 ;;
   client)
     for k in 0 1 2 3; do
       read -r s c <<<"${pairings[$k]}"

@@ -40,12 +40,13 @@
 #       0: none) must all complete within 300 s and both sides end, and each
 #       EXAMPLE (default data-path; "all": every client/server example;
 #       "none": the stream alone),
-#       LIB on both sides, must pass, its data verified by the example
+#       LIB on both sides, must pass, its data verified by the example;
+#       the stream and the examples share one boot of the pair
 #
 # Each run prints its RESULT line (see net_client.c). Environment:
 # NET_PAIR_RESULTS, a file to which each RESULT line is appended.
 set -u
-[ $# -ge 2 ] || { sed -n '2,46s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,47s/^# \{0,1\}//p' "$0"; exit 2; }
 build=$(cd "$1" && pwd); shift
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -142,29 +143,43 @@ case $case_ in
     fi
     netem="tc qdisc add dev eth0 root netem loss $pct% delay ${delay}ms &&"
     writes=${NET_PAIR_WRITES:-20000}
+    # the stream and the examples in one boot of the pair: the server's
+    # guest serves them all at once (serve-all.sh), each on a port of its
+    # own, and the client's guest runs them one after the other
+    srv=() cli='f=0; ' k=0
     if [ "$writes" != 0 ]; then
       echo "== loss $pct%, delay $delay ms each way: the write stream"
-      "$root/softroce/rxe-pair" \
-        "$netem $(serve "$served" "${lib[$ll]}" "$build/net_server" '$RPMA_TESTING_IP' $port)" \
-        "$netem $served ${lib[$ll]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 300 $writes" \
-        >"$out" 2>&1
-      rc=$?
-      result=$(sed -n 's/^client| \(RESULT .*\)/\1/p' "$out")
-      [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss $pct $delay lib=$ll ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
-      if [ $rc = 0 ] && [[ $result == *how=none* ]]; then echo "PASS: $result"; else cat "$out"; echo "FAIL: $result"; fail=1; fi
+      srv+=("$served ${lib[$ll]} $build/net_server \$RPMA_TESTING_IP $port")
+      cli+="$served ${lib[$ll]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 300 $writes; r=\$?; echo \"stream exit \$r\"; [ \$r = 0 ] || f=1; "
     fi
     for ex in "${examples[@]+"${examples[@]}"}"; do
       echo "== loss $pct%, delay $delay ms each way: the $ex example"
-      start=$SECONDS
-      if "$root/softroce/rxe-pair" \
-          "$netem $(serve "$served" "${lib[$ll]}" "$build/example_${ex}_server" '$RPMA_TESTING_IP' $port)" \
-          "$netem $served ${lib[$ll]} $build/example_${ex}_client \$RXE_PEER_IP $port" >"$out" 2>&1; then
-        tail -1 "$out"; got=pass
+      k=$((k + 1))
+      srv+=("$served ${lib[$ll]} $build/example_${ex}_server \$RPMA_TESTING_IP $((port + k))")
+      cli+="s=\$SECONDS; $served ${lib[$ll]} $build/example_${ex}_client \$RXE_PEER_IP $((port + k)); r=\$?; echo \"example $ex exit \$r in \$((SECONDS - s))s\"; [ \$r = 0 ] || f=1; "
+    done
+    [ ${#srv[@]} = 0 ] && exit 0
+    "$root/softroce/rxe-pair" "$netem $here/serve-all.sh$(printf ' %q' "${srv[@]}")" "$netem ${cli}exit \$f" >"$out" 2>&1
+    rc=$?
+    [ $rc = 0 ] || { cat "$out"; fail=1; }
+    if [ "$writes" != 0 ]; then
+      result=$(sed -n 's/^client| \(RESULT .*\)/\1/p' "$out")
+      [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss $pct $delay lib=$ll ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
+      if grep -q '^client| stream exit 0$' "$out" && [[ $result == *how=none* ]]; then
+        echo "PASS: $result"
       else
-        cat "$out"; fail=1; got=FAIL
+        echo "FAIL: ${result:-no RESULT line}"; fail=1
       fi
-      [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss-example $pct $delay lib=$ll $ex $got $((SECONDS - start))s" >>"$NET_PAIR_RESULTS"
+    fi
+    for ex in "${examples[@]+"${examples[@]}"}"; do
+      line=$(grep "^client| example $ex exit " "$out")
+      got=FAIL secs=
+      [[ $line == *" exit 0 in "* ]] && got=pass
+      [[ $line =~ \ in\ ([0-9]+)s$ ]] && secs=${BASH_REMATCH[1]}s
+      echo "$ex: $got ${line#client| }"
+      [ $got = pass ] || fail=1
+      [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss-example $pct $delay lib=$ll $ex $got ${secs:-?}" >>"$NET_PAIR_RESULTS"
     done
     exit $fail ;;
-  *) sed -n '2,46s/^# \{0,1\}//p' "$0"; exit 2 ;;
+  *) sed -n '2,47s/^# \{0,1\}//p' "$0"; exit 2 ;;
 esac
