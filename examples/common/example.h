@@ -112,6 +112,20 @@ expect_event(const char *who, struct rpma_conn *conn, enum rpma_conn_event want,
 	return 0;
 }
 
+/*
+ * A wait of ms milliseconds, stretched by EXAMPLE_WAIT_SCALE (a factor of
+ * 1 to 100, default 1): a run under valgrind in an emulated guest may need
+ * several times as long as a plain one.
+ */
+static inline int
+scaled_ms(int ms)
+{
+	const char *s = getenv("EXAMPLE_WAIT_SCALE");
+	int k = s ? atoi(s) : 1;
+
+	return k >= 1 && k <= 100 && ms <= 20000000 ? ms * k : ms;
+}
+
 /* a point in time ms milliseconds from now */
 static inline struct timespec
 deadline_in(int ms)
@@ -209,7 +223,7 @@ wc_status_name(enum ibv_wc_status status)
 static inline int
 wc_or_hangup(const char *who, struct rpma_cq *cq, int hangup_fd, struct ibv_wc *wc)
 {
-	struct timespec deadline = deadline_in(COMPLETION_TIMEOUT_MS);
+	struct timespec deadline = deadline_in(scaled_ms(COMPLETION_TIMEOUT_MS));
 	struct pollfd pfd[2] = {
 		{ .fd = -1, .events = POLLIN },
 		{ .fd = hangup_fd, .events = POLLIN },	/* poll() skips fd -1 */
@@ -241,7 +255,7 @@ wc_or_hangup(const char *who, struct rpma_cq *cq, int hangup_fd, struct ibv_wc *
 		}
 		if (ret == 0) {
 			fprintf(stderr, "%s: no completion within %d s\n", who,
-					COMPLETION_TIMEOUT_MS / 1000);
+					scaled_ms(COMPLETION_TIMEOUT_MS) / 1000);
 			return 1;
 		}
 		/* a connection event: look at the CQ once more, then give up */
@@ -322,10 +336,12 @@ static inline int
 next_request(const char *who, struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
 		int timeout_ms, struct rpma_conn_req **req)
 {
-	struct timespec deadline = deadline_in(timeout_ms);
+	struct timespec deadline;
 	int fd = -1;
 	int ret;
 
+	timeout_ms = scaled_ms(timeout_ms);
+	deadline = deadline_in(timeout_ms);
 	ret = rpma_ep_get_fd(ep, &fd);
 	if (ret) {
 		report(who, "rpma_ep_get_fd", ret);
@@ -353,10 +369,12 @@ next_request(const char *who, struct rpma_ep *ep, const struct rpma_conn_cfg *cf
 static inline int
 event_within(const char *who, struct rpma_conn *conn, const char *name, int timeout_ms)
 {
-	struct timespec deadline = deadline_in(timeout_ms);
+	struct timespec deadline;
 	int fd = -1;
 	int ret;
 
+	timeout_ms = scaled_ms(timeout_ms);
+	deadline = deadline_in(timeout_ms);
 	ret = rpma_conn_get_event_fd(conn, &fd);
 	if (ret) {
 		report(who, "rpma_conn_get_event_fd", ret);

@@ -35,7 +35,11 @@ fi
 limit=${RUN_PAIR_TIMEOUT:-60}
 wrap=()
 if [ -n "${RUN_PAIR_VALGRIND:-}" ]; then
-  wrap=(valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite
+  # the examples' own waits for a peer (30 s for a client) stretched 4
+  # times: a peer's start under valgrind alone takes tens of seconds in the
+  # emulated guest (example.h, scaled_ms())
+  wrap=(env EXAMPLE_WAIT_SCALE=4
+        valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite
         --errors-for-leak-kinds=definite --suppressions="$RUN_PAIR_VALGRIND")
 fi
 # one port per run in 20000-31999, below the ephemeral range (32768-60999
