@@ -8,11 +8,10 @@
 # any failed.
 set -u
 logs=$(mktemp -d)
-declare -a pids
-for k in $(seq 0 $(($# - 1))); do
-  cmd=${*:$((k + 1)):1}
-  bash -c "$cmd" >"$logs/$k" 2>&1 &
-  pids[k]=$!
+pids=()
+for cmd in "$@"; do
+  bash -c "$cmd" >"$logs/${#pids[@]}" 2>&1 &
+  pids+=($!)
 done
 # a server is up once it listens, or has ended (then the client finds out)
 up() { grep -q listening "$logs/$1" || ! kill -0 "${pids[$1]}" 2>/dev/null; }
