@@ -4,17 +4,19 @@
 # a virtual network, each program served by the library named for it
 # (run-served-by.sh). Cases:
 #
-#   interop EXAMPLE
-#       the example's server and client across the two hosts, in the four
+#   interop EXAMPLE...
+#       each example's server and client across the two hosts, in the four
 #       pairings of our library and the C library, all in one boot of the
 #       pair (net-interop-guest.sh); all must pass
-#   poweroff MODE LIB [BOUND]
+#   poweroff MODE[,MODE...] LIB [BOUND]
 #       net_client (LIB: ours or ref) streams writes to net_server (ours)
 #       and waits for completions by MODE (busy, wait, poll, conn-wait);
 #       the server's guest is powered off mid-stream. The client must learn
 #       it within BOUND seconds (default 15) and delete everything; with
 #       BOUND=0 nothing is asserted and it waits NET_PAIR_LIMIT seconds
-#       (default 60; a measurement: the C library hangs)
+#       (default 60; a measurement: the C library hangs). With several
+#       MODEs, a client per MODE streams to a server of its own, all at
+#       once, and one power-off ends them all
 #   cut SECONDS MODE LIB [BOUND]
 #       the same stream, but the server's NIC is taken off the network for
 #       SECONDS and put back: shorter than the library's bound, the stream
@@ -46,7 +48,7 @@
 # Each run prints its RESULT line (see net_client.c). Environment:
 # NET_PAIR_RESULTS, a file to which each RESULT line is appended.
 set -u
-[ $# -ge 2 ] || { sed -n '2,47s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,49s/^# \{0,1\}//p' "$0"; exit 2; }
 build=$(cd "$1" && pwd); shift
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -55,54 +57,76 @@ declare -A lib=([ours]=$root/build/lib/librpma.so.0 [ref]=/usr/lib/$multiarch/li
 served="$here/run-served-by.sh"
 port=7400
 out=$(mktemp); trap 'rm -f "$out"' EXIT
+all="$here/run-all.sh"
 
-# a server command that creates the ready file once PROGRAM prints "listening"
-serve() {
-  printf '(%s >/tmp/server.log 2>&1 & p=$!; until grep -q listening /tmp/server.log || ! kill -0 $p 2>/dev/null; do sleep 0.1; done; touch /run/rxe-run/ready; wait $p; r=$?; cat /tmp/server.log; exit $r)' "$*"
-}
+# argv COMMAND...: the commands as words of one guest command line for
+# run-all.sh ($VARS in them are expanded in the guest)
+argv() { printf ' %q' "$@"; }
+# line SIDE K PATTERN: the first line of SIDE's command K that starts with
+# PATTERN (a sed pattern), PATTERN included
+line() { sed -n "s/^$1| $2| \($3.*\)/\1/p" "$out" | head -1; }
+# ended SIDE K: whether SIDE's command K exited 0
+ended() { grep -q "^$1| run-all: $2 exit 0$" "$out"; }
 
 case_=$1; shift
 case $case_ in
   interop)
-    # one boot of the pair for all four pairings (net-interop-guest.sh)
-    ex=$1 g="$here/net-interop-guest.sh"
+    # one boot of the pair for every pairing of every example
+    g="$here/net-interop-guest.sh"
     "$root/softroce/rxe-pair" \
-      "$g server $build $port $ex ${lib[ours]} ${lib[ref]}" \
-      "$g client $build $port $ex ${lib[ours]} ${lib[ref]}" >"$out" 2>&1
+      "$g server $build $port ${lib[ours]} ${lib[ref]} $*" \
+      "$g client $build $port ${lib[ours]} ${lib[ref]} $*" >"$out" 2>&1
     rc=$?
     cat "$out"
+    grep '^client| interop ' "$out" | sed 's/^client| //'
     exit $rc ;;
   poweroff|cut)
     if [ "$case_" = poweroff ]; then
-      mode=$1 cl=$2 bound=${3:-15}
-      control='rxe-pair-ctl $RXE_PAIR_CLIENT wait streaming && rxe-pair-ctl $RXE_PAIR_SERVER poweroff && echo "server powered off"'
+      IFS=, read -r -a modes <<<"$1"
+      cl=$2 bound=${3:-15}
+      # every client streams, then the server's guest goes
+      control=
+      for m in "${modes[@]}"; do control+="rxe-pair-ctl \$RXE_PAIR_CLIENT wait streaming-$m && "; done
+      control+='rxe-pair-ctl $RXE_PAIR_SERVER poweroff && echo "server powered off"'
     else
-      secs=$1 mode=$2 cl=$3 bound=${4:-15}
+      secs=$1 modes=("$2") cl=$3 bound=${4:-15}
       # the server learns nothing of a client that gave up while the link
-      # was down (nothing reaches it, and it sends nothing): once the client
-      # is done, the server's guest is powered off
-      control="rxe-pair-ctl \$RXE_PAIR_CLIENT wait streaming && rxe-pair-ctl \$RXE_PAIR_SERVER link-off && echo 'link cut' && sleep $secs && rxe-pair-ctl \$RXE_PAIR_SERVER link-on && echo 'link back after $secs s' && rxe-pair-ctl \$RXE_PAIR_CLIENT wait rc 120 && sleep 3 && rxe-pair-ctl \$RXE_PAIR_SERVER poweroff"
+      # was down (nothing reaches it, and it sends nothing): once the
+      # client's program has ended (not its guest, which stays up while the
+      # server's runs), the server's guest is powered off
+      control="rxe-pair-ctl \$RXE_PAIR_CLIENT wait streaming-$2 && rxe-pair-ctl \$RXE_PAIR_SERVER link-off && echo 'link cut' && sleep $secs && rxe-pair-ctl \$RXE_PAIR_SERVER link-on && echo 'link back after $secs s' && rxe-pair-ctl \$RXE_PAIR_CLIENT wait ended 120 && sleep 3 && rxe-pair-ctl \$RXE_PAIR_SERVER poweroff"
     fi
     limit=$bound; [ "$bound" = 0 ] && limit=${NET_PAIR_LIMIT:-60}
     # the powered-off server is no news; the client must have its own time
     export RXE_PAIR_GRACE=$((limit + 60))
-    echo "== $case_ ${secs:+$secs s }$mode, client library $cl"
-    RXE_PAIR_CONTROL=$control "$root/softroce/rxe-pair" \
-      "$(serve "$served" "${lib[ours]}" "$build/net_server" '$RPMA_TESTING_IP' $port)" \
-      "$served ${lib[$cl]} $build/net_client \$RXE_PEER_IP $port $mode /run/rxe-run/streaming $limit" \
-      >"$out" 2>&1
+    echo "== $case_ ${secs:+$secs s }${modes[*]}, client library $cl"
+    # one server and one client per mode, each pair on a port of its own;
+    # the clients stream at once
+    srv=() cli=()
+    for k in "${!modes[@]}"; do
+      srv+=("$served ${lib[ours]} $build/net_server \$RPMA_TESTING_IP $((port + k))")
+      cli+=("$served ${lib[$cl]} $build/net_client \$RXE_PEER_IP $((port + k)) ${modes[k]} /run/rxe-run/streaming-${modes[k]} $limit")
+    done
+    RXE_PAIR_CONTROL=$control "$root/softroce/rxe-pair" "$all --ready$(argv "${srv[@]}")" \
+      "$all$(argv "${cli[@]}")" >"$out" 2>&1
     cat "$out"
-    result=$(sed -n 's/^client| \(RESULT .*\)/\1/p' "$out")
-    [ -n "${NET_PAIR_RESULTS:-}" ] && echo "$case_${secs:+ $secs} lib=$cl ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
-    [ "$bound" = 0 ] && exit 0
-    grep -q '^client| run-served-by: net_client exit 0' "$out" || { echo "FAIL: the client did not end cleanly"; exit 1; }
-    if [ "$case_" = cut ] && [ "$secs" -lt 3 ]; then
-      # a break the retransmissions bridge: every write completes
-      [[ $result == *how=none* ]] || { echo "FAIL: a ${secs} s break was not bridged"; exit 1; }
-    else
-      [[ $result == *how=wc:* || $result == *how=event:* ]] || { echo "FAIL: the lost server went unreported"; exit 1; }
-    fi
-    echo "PASS: $result" ;;
+    fail=0
+    for k in "${!modes[@]}"; do
+      result=$(line client "$k" RESULT)
+      [ -n "${NET_PAIR_RESULTS:-}" ] && echo "$case_${secs:+ $secs} lib=$cl ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
+      [ "$bound" = 0 ] && continue
+      if ! ended client "$k"; then
+        echo "FAIL: ${modes[k]}: the client did not end cleanly"; fail=1
+      elif [ "$case_" = cut ] && [ "$secs" -lt 3 ]; then
+        # a break the retransmissions bridge: every write completes
+        if [[ $result == *how=none* ]]; then echo "PASS: $result"; else echo "FAIL: a ${secs} s break was not bridged"; fail=1; fi
+      elif [[ $result == *how=wc:* || $result == *how=event:* ]]; then
+        echo "PASS: $result"
+      else
+        echo "FAIL: ${modes[k]}: the lost server went unreported"; fail=1
+      fi
+    done
+    exit $fail ;;
   clientoff)
     how=$1 sl=$2 bound=${3:-15} assert=1
     [ "$bound" = 0 ] && bound=30 assert=0
@@ -110,11 +134,11 @@ case $case_ in
     echo "== clientoff: the server ${how}s, server library $sl"
     RXE_PAIR_CONTROL="rxe-pair-ctl \$RXE_PAIR_CLIENT wait streaming && rxe-pair-ctl \$RXE_PAIR_CLIENT poweroff && echo 'client powered off' && { rxe-pair-ctl \$RXE_PAIR_SERVER wait ended $bound || { echo 'the server learnt nothing within $bound s'; rxe-pair-ctl \$RXE_PAIR_SERVER poweroff; }; }" \
       "$root/softroce/rxe-pair" \
-      "$(serve "$served" "${lib[$sl]}" "$build/net_server" '$RPMA_TESTING_IP' $port "${srv_args[@]}")" \
+      "$all --ready$(argv "$served ${lib[$sl]} $build/net_server \$RPMA_TESTING_IP $port ${srv_args[*]}")" \
       "$served ${lib[$sl]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 60" \
       >"$out" 2>&1
     cat "$out"
-    result=$(sed -n 's/^server| \(RESULT .*\)/\1/p' "$out")
+    result=$(line server 0 RESULT)
     [ -n "${NET_PAIR_RESULTS:-}" ] && echo "clientoff $how lib=$sl ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
     [ "$how" = probe ] && [ $assert = 1 ] || exit 0
     [[ $result == *how=wc:* || $result == *how=event:* ]] || { echo "FAIL: the lost client went unreported"; exit 1; }
@@ -123,13 +147,13 @@ case $case_ in
     cl=$1 secs=${2:-10}
     echo "== rnr: a send the server never takes, client library $cl"
     "$root/softroce/rxe-pair" \
-      "$(serve "$served" "${lib[ours]}" "$build/net_server" '$RPMA_TESTING_IP' $port)" \
-      "$served ${lib[$cl]} $build/net_client \$RXE_PEER_IP $port rnr /run/rxe-run/streaming $secs" \
+      "$all --ready$(argv "$served ${lib[ours]} $build/net_server \$RPMA_TESTING_IP $port")" \
+      "$all$(argv "$served ${lib[$cl]} $build/net_client \$RXE_PEER_IP $port rnr /run/rxe-run/streaming $secs")" \
       >"$out" 2>&1
     cat "$out"
-    result=$(sed -n 's/^client| \(RESULT .*\)/\1/p' "$out")
+    result=$(line client 0 RESULT)
     [ -n "${NET_PAIR_RESULTS:-}" ] && echo "rnr lib=$cl ${result:-RESULT none}" >>"$NET_PAIR_RESULTS"
-    grep -q '^client| run-served-by: net_client exit 0' "$out" || { echo "FAIL: the client did not end cleanly"; exit 1; }
+    ended client 0 || { echo "FAIL: the client did not end cleanly"; exit 1; }
     [ "$cl" = ours ] || exit 0
     [[ $result == *how=wc:transport\ retry* ]] || { echo "FAIL: the send did not end in IBV_WC_RETRY_EXC_ERR"; exit 1; }
     echo "PASS: $result" ;;
@@ -144,7 +168,7 @@ case $case_ in
     netem="tc qdisc add dev eth0 root netem loss $pct% delay ${delay}ms &&"
     writes=${NET_PAIR_WRITES:-20000}
     # the stream and the examples in one boot of the pair: the server's
-    # guest serves them all at once (serve-all.sh), each on a port of its
+    # guest serves them all at once (run-all.sh), each on a port of its
     # own, and the client's guest runs them one after the other
     srv=() cli='f=0; ' k=0
     if [ "$writes" != 0 ]; then
@@ -155,11 +179,12 @@ case $case_ in
     for ex in "${examples[@]+"${examples[@]}"}"; do
       echo "== loss $pct%, delay $delay ms each way: the $ex example"
       k=$((k + 1))
-      srv+=("$served ${lib[$ll]} $build/example_${ex}_server \$RPMA_TESTING_IP $((port + k))")
+      # its server waits while the stream and the examples before it run
+      srv+=("EXAMPLE_WAIT_SCALE=10 $served ${lib[$ll]} $build/example_${ex}_server \$RPMA_TESTING_IP $((port + k))")
       cli+="s=\$SECONDS; $served ${lib[$ll]} $build/example_${ex}_client \$RXE_PEER_IP $((port + k)); r=\$?; echo \"example $ex exit \$r in \$((SECONDS - s))s\"; [ \$r = 0 ] || f=1; "
     done
     [ ${#srv[@]} = 0 ] && exit 0
-    "$root/softroce/rxe-pair" "$netem $here/serve-all.sh$(printf ' %q' "${srv[@]}")" "$netem ${cli}exit \$f" >"$out" 2>&1
+    "$root/softroce/rxe-pair" "$netem $all --ready --tail 3$(argv "${srv[@]}")" "$netem ${cli}exit \$f" >"$out" 2>&1
     rc=$?
     [ $rc = 0 ] || { cat "$out"; fail=1; }
     if [ "$writes" != 0 ]; then
@@ -181,5 +206,5 @@ case $case_ in
       [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss-example $pct $delay lib=$ll $ex $got ${secs:-?}" >>"$NET_PAIR_RESULTS"
     done
     exit $fail ;;
-  *) sed -n '2,47s/^# \{0,1\}//p' "$0"; exit 2 ;;
+  *) sed -n '2,49s/^# \{0,1\}//p' "$0"; exit 2 ;;
 esac

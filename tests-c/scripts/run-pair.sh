@@ -13,8 +13,9 @@
 # Environment: RPMA_TESTING_IP (required), RUN_PAIR_TIMEOUT (seconds each
 # program may run, default 60), RUN_PAIR_VALGRIND (a suppressions file:
 # both programs run under valgrind memcheck, and any error or definite leak
-# fails the run), RUN_PAIR_PRELOAD (non-empty: each library is forced in
-# with LD_PRELOAD instead of found through LD_LIBRARY_PATH), RUN_PAIR_SYSTEM
+# fails the run), RUN_PAIR_PRELOAD (server or client: that side's library
+# is forced in with LD_PRELOAD instead of found through LD_LIBRARY_PATH;
+# any other non-empty value: both sides'), RUN_PAIR_SYSTEM
 # (non-empty: neither; the programs find librpma.so.0 where the system's
 # loader does, and each LIB names the file that must serve them).
 #
@@ -37,9 +38,12 @@ wrap=()
 if [ -n "${RUN_PAIR_VALGRIND:-}" ]; then
   # the examples' own waits for a peer (30 s for a client) stretched 4
   # times: a peer's start under valgrind alone takes tens of seconds in the
-  # emulated guest (example.h, scaled_ms())
-  wrap=(env EXAMPLE_WAIT_SCALE=4
-        valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite
+  # emulated guest (example.h, scaled_ms()). Two things shorten that
+  # start: no glibc debugging information to read (slim-debuginfo.sh), and
+  # no inlining records (a report then names only functions that were not
+  # inlined, each with its line).
+  wrap=(env EXAMPLE_WAIT_SCALE=4 "$(dirname "$0")/slim-debuginfo.sh"
+        valgrind -q --read-inline-info=no --error-exitcode=99 --leak-check=full --show-leak-kinds=definite
         --errors-for-leak-kinds=definite --suppressions="$RUN_PAIR_VALGRIND")
 fi
 # one port per run in 20000-31999, below the ephemeral range (32768-60999
@@ -82,7 +86,11 @@ trap cleanup EXIT
 start() {
   local side=$1 role=()
   local load=(LD_LIBRARY_PATH="${dir[$side]}")
-  [ -n "${RUN_PAIR_PRELOAD:-}" ] && load=(LD_PRELOAD="${lib[$side]}")
+  case ${RUN_PAIR_PRELOAD:-} in
+    '') ;;
+    server | client) [ "$RUN_PAIR_PRELOAD" = "$side" ] && load=(LD_PRELOAD="${lib[$side]}") ;;
+    *) load=(LD_PRELOAD="${lib[$side]}") ;;
+  esac
   [ -n "${RUN_PAIR_SYSTEM:-}" ] && load=(-u LD_LIBRARY_PATH -u LD_PRELOAD)
   if [ "${lib[$side]}" = rust ]; then
     load=(-u LD_LIBRARY_PATH -u LD_PRELOAD) role=("$side")
