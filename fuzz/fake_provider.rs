@@ -10,7 +10,9 @@
 //! delivers the events queued with [`push_event`], their private data in a
 //! heap buffer of exactly `private_data_len` bytes that `rdma_ack_cm_event`
 //! frees. So AddressSanitizer reports any read past the length rdma_cm
-//! gave, and any use of the event's data after the library acked it.
+//! gave, and any use of the event's data after the library acked it. An
+//! address or route resolution of an id with a channel puts its RESOLVED
+//! event first in line, as rdma_cm delivers it on the id's channel.
 //!
 //! A call the library makes in a way rdma-core forbids (destroying an id
 //! that still has a QP, acking an event twice, a second QP on an id)
@@ -484,6 +486,17 @@ pub unsafe extern "C" fn rdma_bind_addr(id: *mut rdma_cm_id, _addr: *mut sockadd
     0
 }
 
+/// A resolution step of `id` has succeeded: an id on a channel learns it
+/// from the channel, as from rdma_cm, before any event queued for the
+/// target (a synchronous id, without a channel here, has waited already).
+fn resolved(id: *mut rdma_cm_id, kind: rdma_cm_event_type) {
+    // SAFETY: a live id.
+    if !unsafe { (*id).channel }.is_null() {
+        let private_data = PrivateData::Null(0);
+        with(|s| s.events.push_front(Event { kind, private_data }));
+    }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn rdma_resolve_addr(
     id: *mut rdma_cm_id,
@@ -493,11 +506,13 @@ pub unsafe extern "C" fn rdma_resolve_addr(
 ) -> c_int {
     // SAFETY: a live id.
     unsafe { (*id).verbs = context() };
+    resolved(id, RDMA_CM_EVENT_ADDR_RESOLVED);
     0
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn rdma_resolve_route(_id: *mut rdma_cm_id, _timeout_ms: c_int) -> c_int {
+pub unsafe extern "C" fn rdma_resolve_route(id: *mut rdma_cm_id, _timeout_ms: c_int) -> c_int {
+    resolved(id, RDMA_CM_EVENT_ROUTE_RESOLVED);
     0
 }
 

@@ -47,7 +47,7 @@ pub fn get_ibv_context(
     let id = CmId::new(None)?;
     match kind {
         ContextType::Local => id.bind(&info)?,
-        ContextType::Remote => id.resolve_addr(&info, crate::conn_cfg::DEFAULT_TIMEOUT_MS)?,
+        ContextType::Remote => id.resolve_addr(&info, crate::conn_cfg::DEFAULT_TIMEOUT_MS, None)?,
     }
     let ctx = NonNull::new(id.verbs());
     id.destroy()?;

@@ -166,6 +166,29 @@ impl EventChannel {
     }
 }
 
+impl EventChannel {
+    /// Waits for the event that ends the step an id on this channel started
+    /// (an address or a route resolution) and returns what a synchronous id
+    /// sets errno to: 0 when the step succeeded, else the event's status as
+    /// a positive errno, or the errno of a failed wait. Only an id that has
+    /// not connected yet is on the channel, so the event is that step's.
+    fn outcome(&self) -> c_int {
+        let mut ev = ptr::null_mut();
+        // SAFETY: the channel is live; ev receives the event.
+        if unsafe { sys::rdma_get_cm_event(self.0, &mut ev) } != 0 || ev.is_null() {
+            return match errno() {
+                0 => libc::EIO,
+                e => e,
+            };
+        }
+        // SAFETY: the event is live until acked below.
+        let status = unsafe { (*ev).status };
+        // SAFETY: acked once; nothing reads the event afterwards.
+        unsafe { sys::rdma_ack_cm_event(ev) };
+        status.wrapping_abs()
+    }
+}
+
 impl Drop for EventChannel {
     fn drop(&mut self) {
         // SAFETY: the channel was created by us; every id on it is gone
@@ -349,24 +372,23 @@ impl CmId {
     /// retransmission interval, so a single lost ARP request or reply
     /// would otherwise fail a connection on a lossy network, where the C
     /// library fails it. A healthy network resolves on the first attempt.
+    ///
+    /// `channel` is the id's own channel, on which the outcome arrives;
+    /// without one the id is synchronous and the call itself waits.
     #[inline]
-    pub(crate) fn resolve_addr(&self, info: &AddrInfo, timeout_ms: c_int) -> Result<()> {
-        let mut attempt = 1;
-        let e = loop {
-            // SAFETY: as in bind; after a failed resolution the id is bound
-            // again, from where it may resolve anew.
-            let ret = unsafe {
-                sys::rdma_resolve_addr(self.as_ptr(), info.src_addr(), info.dst_addr(), timeout_ms)
-            };
-            if ret == 0 {
-                return Ok(());
-            }
-            let e = errno();
-            if e != libc::ETIMEDOUT || attempt == RESOLVE_ATTEMPTS {
-                break e;
-            }
-            attempt += 1;
-        };
+    pub(crate) fn resolve_addr(
+        &self,
+        info: &AddrInfo,
+        timeout_ms: c_int,
+        channel: Option<&EventChannel>,
+    ) -> Result<()> {
+        let mut e = Self::outcome(self.post_resolve_addr(info, timeout_ms), channel);
+        if e == libc::ETIMEDOUT {
+            e = self.resolve_addr_again(info, timeout_ms, channel);
+        }
+        if e == 0 {
+            return Ok(());
+        }
         let (src, dst) = info.names();
         rpma_log!(
             Level::Error,
@@ -380,12 +402,52 @@ impl CmId {
         Err(Error::Provider)
     }
 
-    pub(crate) fn resolve_route(&self, timeout_ms: c_int) -> Result<()> {
+    /// Starts (on an id with a channel) or makes (a synchronous id) one
+    /// address resolution; rdma_resolve_addr's return value.
+    #[inline]
+    fn post_resolve_addr(&self, info: &AddrInfo, timeout_ms: c_int) -> c_int {
+        // SAFETY: as in bind; after a failed resolution the id is bound
+        // again, from where it may resolve anew.
+        unsafe {
+            sys::rdma_resolve_addr(self.as_ptr(), info.src_addr(), info.dst_addr(), timeout_ms)
+        }
+    }
+
+    /// The attempts after a first one that timed out (a lost ARP request
+    /// or reply): the errno of the last, 0 once one resolves. Out of line:
+    /// a healthy network never gets here.
+    #[cold]
+    #[inline(never)]
+    fn resolve_addr_again(
+        &self,
+        info: &AddrInfo,
+        timeout_ms: c_int,
+        channel: Option<&EventChannel>,
+    ) -> c_int {
+        let mut e = libc::ETIMEDOUT;
+        for _ in 1..RESOLVE_ATTEMPTS {
+            e = Self::outcome(self.post_resolve_addr(info, timeout_ms), channel);
+            if e != libc::ETIMEDOUT {
+                break;
+            }
+        }
+        e
+    }
+
+    /// Resolves the route to the resolved address; `channel` as in
+    /// [`CmId::resolve_addr`].
+    #[inline]
+    pub(crate) fn resolve_route(
+        &self,
+        timeout_ms: c_int,
+        channel: Option<&EventChannel>,
+    ) -> Result<()> {
         // SAFETY: the id is live.
-        if unsafe { sys::rdma_resolve_route(self.as_ptr(), timeout_ms) } == 0 {
+        let ret = unsafe { sys::rdma_resolve_route(self.as_ptr(), timeout_ms) };
+        let e = Self::outcome(ret, channel);
+        if e == 0 {
             return Ok(());
         }
-        let e = errno();
         rpma_log!(
             Level::Error,
             "rpma_conn_req_new",
@@ -394,6 +456,18 @@ impl CmId {
             Errno(e)
         );
         Err(Error::Provider)
+    }
+
+    /// The errno of a resolution step whose call returned `ret`: a failed
+    /// call's own; when the call started the step on the id's `channel`,
+    /// that of the event ending it; 0 when the step succeeded.
+    #[inline]
+    fn outcome(ret: c_int, channel: Option<&EventChannel>) -> c_int {
+        match (ret, channel) {
+            (0, None) => 0,
+            (0, Some(ch)) => ch.outcome(),
+            _ => errno(),
+        }
     }
 
     pub(crate) fn listen(&self) -> Result<()> {

@@ -64,14 +64,20 @@ impl<'a> ConnRoom<'a> {
     /// Written whole, the object is initialised once: filled in field by
     /// field after a default, each field was written twice and the empty
     /// parts it replaced went through their drop code.
-    pub(crate) fn fill(self, id: CmId, queues: Queues, incoming: bool) -> Box<Conn<'a>> {
+    pub(crate) fn fill(
+        self,
+        id: CmId,
+        queues: Queues,
+        evch: Option<EventChannel>,
+        incoming: bool,
+    ) -> Box<Conn<'a>> {
         let qp = id.qp();
         let native = queues.native;
         let mut room = self.0;
         room.write(Conn {
             id: Some(id),
             queues: Some(queues),
-            evch: None,
+            evch,
             flush: None,
             private_data: Default::default(),
             direct_write_to_pmem: AtomicBool::new(false),
@@ -103,13 +109,19 @@ impl<'a> Conn<'a> {
         try_box_uninit().map(ConnRoom)
     }
 
-    /// Gives the id a private event channel and (when it emulates flush)
-    /// the flush read target, and
-    /// keeps the private data the peer sent with its request.
+    /// Gives the id a private event channel unless it came with one (an
+    /// outgoing request's), and (when it emulates flush) the flush read
+    /// target, and keeps the private data the peer sent with its request.
     pub(crate) fn finish(&mut self, peer: &Peer, private_data: Option<Box<[u8]>>) -> Result<()> {
-        let evch = self.evch.insert(EventChannel::new()?);
+        let evch = match self.evch {
+            Some(ref evch) => evch,
+            None => {
+                let evch = self.evch.insert(EventChannel::new()?);
+                self.id.as_ref().expect("attached").migrate(evch)?;
+                evch
+            }
+        };
         self.event_fd = evch.fd();
-        self.id.as_ref().expect("attached").migrate(evch)?;
         // A connection that flushes natively reads nowhere: like the C
         // library's, it holds no flush region (so deleting it deregisters
         // none).
