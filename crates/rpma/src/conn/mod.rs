@@ -3,7 +3,7 @@
 
 use std::ffi::c_int;
 use std::marker::PhantomData;
-use std::mem::MaybeUninit;
+use std::mem::{ManuallyDrop, MaybeUninit};
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 
@@ -297,7 +297,29 @@ impl<'a> Conn<'a> {
     /// taken by value, the connection was first copied out of its box.
     #[allow(clippy::boxed_local)] // the box is what C holds
     pub fn delete(mut self: Box<Self>) -> Result<()> {
-        self.release()
+        let result = self.release();
+        self.free_released();
+        result
+    }
+
+    /// Frees a released connection without its `Drop`, which would find
+    /// nothing left to release: run on the emptied fields, it cost about 50
+    /// instructions per connection. Only the peer's private data is left
+    /// to drop.
+    fn free_released(mut self: Box<Self>) {
+        debug_assert!(
+            self.id.is_none()
+                && self.queues.is_none()
+                && self.evch.is_none()
+                && self.flush.is_none()
+        );
+        drop(std::mem::take(&mut self.private_data));
+        // SAFETY: `ManuallyDrop<Conn>` has the layout of `Conn`, so the box
+        // is freed with the layout it was allocated with. Skipping `Conn`'s
+        // drop leaks nothing: its owning fields are `None` (above) or, for
+        // the private data, emptied just before; the rest are atomics,
+        // plain copies and a marker.
+        drop(unsafe { Box::from_raw(Box::into_raw(self).cast::<ManuallyDrop<Conn<'a>>>()) });
     }
 }
 
