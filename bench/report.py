@@ -12,6 +12,11 @@
                          libraries were equally fast
   report.py instr FILE   INSTR lines of instructions.sh -> instructions per
                          operation in librpma.so.0 itself, C against ours
+  report.py phases FILE... PHASES lines of the conn case (lib= round=
+                         req_new_us= established_us= closed_us= delete_us=)
+                         -> per step: the median time of each library and the
+                         median of the per-round ratios ours/C, with the
+                         rounds in which ours took no longer
 """
 import math
 import re
@@ -213,9 +218,39 @@ def instr(path):
                     "%s %.0f" % (fn, n) for n, fn in lst[:8])))
 
 
+PHASE_STEPS = ("req_new_us", "established_us", "closed_us", "delete_us")
+
+
+def phases(paths):
+    # (file, round) -> lib -> fields: a round pairs the two libraries' runs
+    rounds = {}
+    for i, path in enumerate(paths):
+        with open(path) as f:
+            for line in f:
+                if line.startswith("PHASES "):
+                    p = fields(line)
+                    rounds.setdefault((i, p["round"]), {})[p["lib"]] = p
+    pairs = [r for r in rounds.values() if "c" in r and "ours" in r]
+    if not pairs:
+        sys.stderr.write("report.py phases: no round with PHASES lines of both libraries\n")
+        return 1
+    rows = []
+    for step in PHASE_STEPS:
+        c = [float(r["c"][step]) for r in pairs]
+        ours = [float(r["ours"][step]) for r in pairs]
+        ratios = [o / x for o, x in zip(ours, c) if x > 0]
+        quicker = sum(o <= x for o, x in zip(ours, c))
+        rows.append([step[:-3], fmt_num(statistics.median(c)), fmt_num(statistics.median(ours)),
+                     "%.2f" % statistics.median(ratios), "%d/%d" % (quicker, len(pairs))])
+    table(["step", "C us", "ours us", "ours/C", "ours no slower"], rows)
+    return 0
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == "perf":
         perf(argv[2:])
+    elif len(argv) >= 3 and argv[1] == "phases":
+        return phases(argv[2:])
     elif len(argv) == 3 and argv[1] == "instr":
         instr(argv[2])
     else:

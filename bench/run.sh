@@ -11,6 +11,8 @@
 # $BENCH_BUILD_DIR/results.txt) and summarised by bench/report.py perf:
 #   case | size | qd | C ops/s | ours ops/s | ours/C | C p50/p99 us | ours p50/p99 us
 # (medians over the rounds; ours/C is the median of the per-round ratios).
+# The conn case's PHASES lines (the time of each step of a cycle) are saved
+# too, and summarised by bench/report.py phases.
 # REGEX (grep -E) selects case names: read write atomic_write flush pingpong
 # write_imm srq conn mr, and write_wait pingpong_wait (size 8, QD 1 and 16:
 # the client sleeps in rpma_cq_wait); --rows REGEX selects rows by "case size
@@ -51,9 +53,14 @@ RXE_TIMEOUT=${RXE_TIMEOUT:-3600} softroce/rxe-run \
 rc=${PIPESTATUS[0]}
 set -e
 elapsed=$((SECONDS - start))
-grep -E '^(RESULT|FAIL) ' "$log" >"$out" || true
+# the conn case's PHASES lines too: bench/report.py phases reads them
+grep -E '^(RESULT|FAIL|PHASES) ' "$log" >"$out" || true
 echo
 echo "raw results: $out ($(grep -c '^RESULT' "$out") runs, $(grep -c '^FAIL' "$out") failed); the guest ran $elapsed s (exit status $rc)"
 echo
 python3 "$here/report.py" perf "$out"
+if grep -q '^PHASES ' "$out"; then
+  echo
+  python3 "$here/report.py" phases "$out"
+fi
 exit "$rc"
