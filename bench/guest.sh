@@ -25,8 +25,8 @@
 #                           completions (see rpma-bench.c)
 #   RPMA_BENCH_PIN=0        no CPU pinning (default: servers on CPU 1,
 #                           clients on CPU 0)
-#   RPMA_BENCH_ALL_DRIVERS=1  keep every libibverbs provider (default: the
-#                           guest's /etc/libibverbs.d keeps only rxe)
+#   RXE_ALL_PROVIDERS=1     (given to run.sh) keep every libibverbs provider
+#                           (default: rxe-run leaves only rxe's)
 set -u
 bin=$1 rounds=$2 secs=$3 regex=$4 rows=${5:-.}
 ip=${RPMA_TESTING_IP:?not in the rxe guest}
@@ -71,13 +71,6 @@ stop_servers() {
 }
 trap stop_servers EXIT
 
-# libibverbs dlopens every provider named in /etc/libibverbs.d before it finds
-# rxe0: 17 files over 9p, a good part of each client's start-up. The guest's
-# /etc is a throw-away overlay, so only rxe stays (RPMA_BENCH_ALL_DRIVERS=1:
-# leave it alone).
-if [ -z "${RPMA_BENCH_ALL_DRIVERS:-}" ] && [ -f /etc/libibverbs.d/rxe.driver ]; then
-  find /etc/libibverbs.d -name '*.driver' ! -name rxe.driver -delete
-fi
 # the servers on CPU 1, the clients on CPU 0 (RPMA_BENCH_PIN=0: no pinning)
 if [ "${RPMA_BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
   pin_server=(taskset -c 1) pin_client=(taskset -c 0)

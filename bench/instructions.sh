@@ -41,11 +41,8 @@ if [ "${1:-}" = --guest ]; then
   declare -A lib_of=([ours]=$ours [c]=$clib) port_of=([ours]=7471 [c]=7481) pid_of=()
   tmp=$(mktemp -d)
   t0=$SECONDS
-  # as in guest.sh: only the rxe provider (fewer objects for valgrind to
-  # read at each start), servers on CPU 1, clients on CPU 0
-  if [ -z "${RPMA_BENCH_ALL_DRIVERS:-}" ] && [ -f /etc/libibverbs.d/rxe.driver ]; then
-    find /etc/libibverbs.d -name '*.driver' ! -name rxe.driver -delete
-  fi
+  # as in guest.sh: servers on CPU 1, clients on CPU 0 (and, from rxe-run,
+  # only the rxe provider: fewer objects for valgrind to read at each start)
   pin_server=() pin_client=()
   if [ "${RPMA_BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
     pin_server=(taskset -c 1) pin_client=(taskset -c 0)

@@ -9,7 +9,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 ours=$(realpath "${RPMA_BENCH_OURS:-$here/../../build/lib/librpma.so.0}")
 clib=$(realpath "${RPMA_BENCH_C:-/usr/lib/x86_64-linux-gnu/librpma.so.0}")
 declare -A dir_of=([ours]=$(dirname "$ours") [c]=$(dirname "$clib"))
-find /etc/libibverbs.d -name '*.driver' ! -name rxe.driver -delete
 tmp=$(mktemp -d)
 for r in $(seq "$rounds"); do
   if [ $((r % 2)) -eq 1 ]; then order="c ours"; else order="ours c"; fi

@@ -24,4 +24,5 @@ ver=$(dpkg-query -W -f='${Version}' librpma0 2>/dev/null) || { echo "FAIL: Debia
 (cd "$work" && apt-get download -qq "librpma0=$ver" "librpma-dev=$ver" 2>/dev/null) \
   || { echo "FAIL: apt-get download librpma0=$ver librpma-dev=$ver"; exit 1; }
 
-"$root/softroce/rxe-run" "$here/deb-install-guest.sh" "$root" "$work"/librpma0_*.deb "$work"/librpma-dev_*.deb
+# a machine as users have it: every libibverbs provider stays installed
+RXE_ALL_PROVIDERS=1 "$root/softroce/rxe-run" "$here/deb-install-guest.sh" "$root" "$work"/librpma0_*.deb "$work"/librpma-dev_*.deb

@@ -6,12 +6,6 @@ set -u
 jobs=$1
 here=$(cd "$(dirname "$0")" && pwd)
 lock=$(mktemp)
-# only the rxe provider: every program start then loads one driver instead
-# of all of them, which halves a point in the TCG guest (the guest's /etc is
-# a throw-away overlay)
-if [ -f /etc/libibverbs.d/rxe.driver ]; then
-  find /etc/libibverbs.d -name '*.driver' ! -name rxe.driver -delete
-fi
 lane() {
   local line tmp
   tmp=$(mktemp)
