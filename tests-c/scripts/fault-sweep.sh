@@ -8,7 +8,8 @@
 # non-zero exit below 128 with an error message of the example's own on
 # stderr. A signal, a hang (FAULT_TIMEOUT seconds), or library heap blocks
 # still live at exit (the fault build counts them) fails the point. Under
-# valgrind (every FAULT_VALGRIND_EVERY-th point) any memcheck error, or a
+# valgrind (the first point tried and every FAULT_VALGRIND_EVERY-th one
+# after it) any memcheck error, or a
 # definite or indirect leak whose allocation passed through librpma.so.0,
 # fails it too. The sweep ends at the first point the run completes without
 # reaching (exit 0, no injection), or after FAULT_MAX_POINTS. A run that
@@ -140,7 +141,9 @@ points=${points//,/ }
 tried=0 passed=0 failed=0 vgruns=0 last=0 reached_end=0
 for n in $points; do
   vg=0
-  [ "$every" -gt 0 ] && [ $((n % every)) -eq 1 -o "$every" -eq 1 ] && vg=1
+  # counted in points tried, not call numbers, so that a sample with a
+  # stride (FAULT_POINTS) gets its share of valgrind runs too
+  [ "$every" -gt 0 ] && [ $((tried % every)) -eq 0 ] && vg=1
   t0=$SECONDS
   outcome=$(run_point "$n" "$vg")
   if [ "${outcome%%:*}" = early ]; then

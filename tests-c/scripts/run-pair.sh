@@ -12,8 +12,9 @@
 #
 # Environment: RPMA_TESTING_IP (required), RUN_PAIR_TIMEOUT (seconds each
 # program may run, default 60), RUN_PAIR_VALGRIND (a suppressions file:
-# both programs run under valgrind memcheck, and any error or definite leak
-# fails the run), RUN_PAIR_PRELOAD (server or client: that side's library
+# the programs run under valgrind memcheck, and any error or definite leak
+# fails the run), RUN_PAIR_VALGRIND_SIDE (server or client: only that side
+# runs under valgrind; default both), RUN_PAIR_PRELOAD (server or client: that side's library
 # is forced in with LD_PRELOAD instead of found through LD_LIBRARY_PATH;
 # any other non-empty value: both sides'), RUN_PAIR_SYSTEM
 # (non-empty: neither; the programs find librpma.so.0 where the system's
@@ -24,7 +25,7 @@
 # or "client ..."), no library path, and must load no librpma.so.0 at all.
 set -u
 if [ $# -lt 4 ]; then
-  sed -n '2,21s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,23s/^# \{0,1\}//p' "$0" >&2
   exit 2
 fi
 extra=("${@:5}")
@@ -34,15 +35,16 @@ if [ -z "$ip" ]; then
   exit 2
 fi
 limit=${RUN_PAIR_TIMEOUT:-60}
-wrap=()
+wrap=() scale=()
 if [ -n "${RUN_PAIR_VALGRIND:-}" ]; then
   # the examples' own waits for a peer (30 s for a client) stretched 4
-  # times: a peer's start under valgrind alone takes tens of seconds in the
-  # emulated guest (example.h, scaled_ms()). Two things shorten that
+  # times on both sides: a peer's start under valgrind alone takes tens of
+  # seconds in the emulated guest (example.h, scaled_ms()). Two things shorten that
   # start: no glibc debugging information to read (slim-debuginfo.sh), and
   # no inlining records (a report then names only functions that were not
   # inlined, each with its line).
-  wrap=(env EXAMPLE_WAIT_SCALE=4 "$(dirname "$0")/slim-debuginfo.sh"
+  scale=(EXAMPLE_WAIT_SCALE=4)
+  wrap=("$(dirname "$0")/slim-debuginfo.sh"
         valgrind -q --read-inline-info=no --error-exitcode=99 --leak-check=full --show-leak-kinds=definite
         --errors-for-leak-kinds=definite --suppressions="$RUN_PAIR_VALGRIND")
 fi
@@ -84,8 +86,12 @@ trap cleanup EXIT
 # and the loader's trace into $work/SIDE.trace.<pid>. `env` execs the
 # program itself, so only the program is traced, not timeout(1).
 start() {
-  local side=$1 role=()
+  local side=$1 role=() vg=("${wrap[@]}")
   local load=(LD_LIBRARY_PATH="${dir[$side]}")
+  case ${RUN_PAIR_VALGRIND_SIDE:-both} in
+    both | "$side") ;;
+    *) vg=() ;;
+  esac
   case ${RUN_PAIR_PRELOAD:-} in
     '') ;;
     server | client) [ "$RUN_PAIR_PRELOAD" = "$side" ] && load=(LD_PRELOAD="${lib[$side]}") ;;
@@ -95,9 +101,9 @@ start() {
   if [ "${lib[$side]}" = rust ]; then
     load=(-u LD_LIBRARY_PATH -u LD_PRELOAD) role=("$side")
   fi
-  timeout -k 5 "$limit" env "${load[@]}" \
+  timeout -k 5 "$limit" env "${load[@]}" "${scale[@]}" \
     LD_DEBUG=files LD_DEBUG_OUTPUT="$work/$side.trace" \
-    "${wrap[@]}" "${bin[$side]}" "${role[@]}" "$ip" "$port" "${extra[@]}" >"$work/$side.out" 2>&1 </dev/null &
+    "${vg[@]}" "${bin[$side]}" "${role[@]}" "$ip" "$port" "${extra[@]}" >"$work/$side.out" 2>&1 </dev/null &
   pid[$side]=$!
 }
 
