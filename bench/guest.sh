@@ -23,6 +23,14 @@
 #   RPMA_BENCH_WARMUP_MS    warm-up: 100 ops or this many ms (default 250)
 #   RPMA_BENCH_SERVER_POLL  busy (default) or wait: how the servers wait for
 #                           completions (see rpma-bench.c)
+#   RPMA_BENCH_SERVER       ours or c: the clients of both libraries talk to
+#                           that library's server (default: each library's
+#                           client to its own), so a row compares the
+#                           clients alone
+#   RPMA_BENCH_CLIENT       ours or c: both libraries' servers are measured
+#                           with that library's client, so a row compares
+#                           the servers alone (the row's "lib" is the
+#                           server's)
 #   RPMA_BENCH_PIN=0        no CPU pinning (default: servers on CPU 1,
 #                           clients on CPU 0)
 #   RXE_ALL_PROVIDERS=1     (given to run.sh) keep every libibverbs provider
@@ -71,6 +79,12 @@ stop_servers() {
 }
 trap stop_servers EXIT
 
+mixed=()
+case ${RPMA_BENCH_SERVER:-}/${RPMA_BENCH_CLIENT:-} in
+  /) ;;
+  ours/ | c/ | /ours | /c) mixed=(env BENCH_ALLOW_MIXED=1) ;;
+  *) echo "guest: RPMA_BENCH_SERVER or RPMA_BENCH_CLIENT (not both) must be ours or c"; exit 2 ;;
+esac
 # the servers on CPU 1, the clients on CPU 0 (RPMA_BENCH_PIN=0: no pinning)
 if [ "${RPMA_BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
   pin_server=(taskset -c 1) pin_client=(taskset -c 0)
@@ -103,9 +117,10 @@ for r in $(seq "$rounds"); do
     [ "$bc" != "$c" ] && wait_mode=wait
     for l in $order; do
       t0=${EPOCHREALTIME/./}
-      LD_LIBRARY_PATH=${dir_of[$l]} BENCH_EXPECT_LIB=${lib_of[$l]} BENCH_WARMUP_MS=$warmup_ms \
-        BENCH_CLIENT_WAIT=$wait_mode \
-        timeout -k 5 $((secs + 120)) "${pin_client[@]}" "$bin" client "$ip" "${port_of[$l]}" "$bc" "$s" "$q" -t "$secs" \
+      cl=${RPMA_BENCH_CLIENT:-$l}
+      LD_LIBRARY_PATH=${dir_of[$cl]} BENCH_EXPECT_LIB=${lib_of[$cl]} BENCH_WARMUP_MS=$warmup_ms \
+        BENCH_CLIENT_WAIT=$wait_mode "${mixed[@]}" \
+        timeout -k 5 $((secs + 120)) "${pin_client[@]}" "$bin" client "$ip" "${port_of[${RPMA_BENCH_SERVER:-$l}]}" "$bc" "$s" "$q" -t "$secs" \
         >"$tmp/out" 2>"$tmp/err"
       rc=$?
       t1=${EPOCHREALTIME/./}
