@@ -9,10 +9,10 @@
 # stderr. A signal, a hang (FAULT_TIMEOUT seconds), or library heap blocks
 # still live at exit (the fault build counts them) fails the point. Under
 # valgrind (the first point tried and every FAULT_VALGRIND_EVERY-th one
-# after it) any memcheck error, or a
-# definite or indirect leak whose allocation passed through librpma.so.0,
-# fails it too. The sweep ends at the first point the run completes without
-# reaching (exit 0, no injection), or after FAULT_MAX_POINTS. A run that
+# after it) any memcheck error, or a definite or indirect leak whose
+# allocation passed through librpma.so.0, fails it too. The sweep ends at
+# the first point the run completes without reaching (exit 0, no
+# injection), or after FAULT_MAX_POINTS. A run that
 # fails without having made call N is run again; failing so twice fails the
 # point.
 #

@@ -14,9 +14,9 @@
 # program may run, default 60), RUN_PAIR_VALGRIND (a suppressions file:
 # the programs run under valgrind memcheck, and any error or definite leak
 # fails the run), RUN_PAIR_VALGRIND_SIDE (server or client: only that side
-# runs under valgrind; default both), RUN_PAIR_PRELOAD (server or client: that side's library
-# is forced in with LD_PRELOAD instead of found through LD_LIBRARY_PATH;
-# any other non-empty value: both sides'), RUN_PAIR_SYSTEM
+# runs under valgrind; default both), RUN_PAIR_PRELOAD (server or client:
+# that side's library is forced in with LD_PRELOAD instead of found through
+# LD_LIBRARY_PATH; any other non-empty value: both sides'), RUN_PAIR_SYSTEM
 # (non-empty: neither; the programs find librpma.so.0 where the system's
 # loader does, and each LIB names the file that must serve them).
 #
@@ -25,7 +25,7 @@
 # or "client ..."), no library path, and must load no librpma.so.0 at all.
 set -u
 if [ $# -lt 4 ]; then
-  sed -n '2,23s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,25s/^# \{0,1\}//p' "$0" >&2
   exit 2
 fi
 extra=("${@:5}")
@@ -39,10 +39,10 @@ wrap=() scale=()
 if [ -n "${RUN_PAIR_VALGRIND:-}" ]; then
   # the examples' own waits for a peer (30 s for a client) stretched 4
   # times on both sides: a peer's start under valgrind alone takes tens of
-  # seconds in the emulated guest (example.h, scaled_ms()). Two things shorten that
-  # start: no glibc debugging information to read (slim-debuginfo.sh), and
-  # no inlining records (a report then names only functions that were not
-  # inlined, each with its line).
+  # seconds in the emulated guest (example.h, scaled_ms()). Two things
+  # shorten that start: no glibc debugging information to read
+  # (slim-debuginfo.sh), and no inlining records (a report then names only
+  # functions that were not inlined, each with its line).
   scale=(EXAMPLE_WAIT_SCALE=4)
   wrap=("$(dirname "$0")/slim-debuginfo.sh"
         valgrind -q --read-inline-info=no --error-exitcode=99 --leak-check=full --show-leak-kinds=definite
