@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# bench/run.sh [--rounds R] [--secs S] [--cases REGEX] [--rows REGEX] [--out FILE]
+# bench/run.sh [--rounds R] [--secs S] [--cases REGEX] [--rows REGEX] [--out FILE] [--aa]
 #
 # Throughput and latency of our librpma against Debian's C librpma, side by
 # side on SoftRoCE. Builds bench/rpma-bench.c (into $BENCH_BUILD_DIR, default
@@ -19,11 +19,14 @@
 # qd" (e.g. 'write 65536 1$'). Defaults: 5 rounds of 1 s (46 case/size/qd rows
 # x 2 libraries x 5 rounds = 460 client runs of ~1.9 s: about 15 minutes in
 # the TCG guest). Knobs of the guest side (RPMA_BENCH_*): see bench/guest.sh.
+# --aa measures the benchmark's own noise: a copy of our library stands in
+# for the C one (rows "C" are then ours too), so every ratio away from 1.00
+# is the guest's timing, not a difference between libraries.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 build=${BENCH_BUILD_DIR:-$root/build/bench}
-rounds=5 secs=1 cases=. rows=. out=
+rounds=5 secs=1 cases=. rows=. out= aa=0
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -31,7 +34,8 @@ while [ $# -gt 0 ]; do
     --cases) cases=$2; shift 2 ;;
     --rows) rows=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '3,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    --aa) aa=1; shift ;;
+    -h|--help) sed -n '3,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -43,6 +47,13 @@ bin=$build/rpma-bench
 gcc -O2 -g -Wall -Wextra -Werror -I"$root/include" "$here/rpma-bench.c" \
   -L"$root/build/lib" -l:librpma.so.0 -o "$bin"
 readelf -d "$bin" | grep -q 'NEEDED.*\[librpma\.so\.0\]' || { echo "run.sh: $bin does not need librpma.so.0" >&2; exit 1; }
+if [ "$aa" = 1 ]; then
+  # a file of its own, so each server still maps the path it was given
+  mkdir -p "$build/aa"
+  cp "$root/build/lib/librpma.so.0" "$build/aa/librpma.so.0"
+  export RPMA_BENCH_C=$build/aa/librpma.so.0
+  echo "run.sh --aa: the C side is a copy of ours, $RPMA_BENCH_C"
+fi
 
 start=$SECONDS
 log=$build/run.log

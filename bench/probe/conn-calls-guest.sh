@@ -4,11 +4,9 @@
 # conn-calls.sh
 set -u
 build=$1 rounds=$2 secs=$3
-ip=${RPMA_TESTING_IP:?not in the rxe guest}
 here=$(cd "$(dirname "$0")" && pwd)
-ours=$(realpath "${RPMA_BENCH_OURS:-$here/../../build/lib/librpma.so.0}")
-clib=$(realpath "${RPMA_BENCH_C:-/usr/lib/x86_64-linux-gnu/librpma.so.0}")
-declare -A dir_of=([ours]=$(dirname "$ours") [c]=$(dirname "$clib"))
+# shellcheck source=bench/probe/guest-libs.sh
+. "$here/guest-libs.sh"
 tmp=$(mktemp -d)
 for r in $(seq "$rounds"); do
   if [ $((r % 2)) -eq 1 ]; then order="c ours"; else order="ours c"; fi
