@@ -14,6 +14,10 @@ fn main() {
         .include(std::env::current_dir().expect("cwd"))
         .warnings(false)
         .compile("rpma_static_wrappers");
+    // The happens-before annotations for valgrind's race detectors.
+    let annotate = "src/annotate.c";
+    println!("cargo:rerun-if-changed={annotate}");
+    cc::Build::new().file(annotate).compile("rpma_annotate");
 
     println!("cargo:rustc-link-lib=dylib=ibverbs");
     println!("cargo:rustc-link-lib=dylib=rdmacm");

@@ -3,13 +3,16 @@
 # RPMA_NOT_YET exist; each folder's CMakeLists.txt under live/ calls it once
 # a test:
 #
-#   add_live_test(NAME <name> [ENV VAR=value...] [HELGRIND] [MOCK] [INTERPOSES])
+#   add_live_test(NAME <name> [ENV VAR=value...] [WRAP command...] [HELGRIND]
+#                 [MOCK] [INTERPOSES])
 #
 # NAME        the source <name>.c in the calling folder; the program is
 #             live_<name> (in the top of the build tree) and the suite's
 #             line is live.<name>: run-diff.sh runs it against our library
 #             and against the C one, on rxe0, and compares what it prints.
 # ENV         the environment of that run (a long test's bound, say).
+# WRAP        a command that runs that run (both libraries' runs), such as
+#             scripts/rdma-cgroup.sh with its limit.
 # HELGRIND    also run it with ours under valgrind --tool=helgrind, with
 #             fewer rounds (live.<name>.helgrind): any report fails.
 # MOCK        it carries the link-time mocks of common/rpma_mock.h: its own
@@ -59,9 +62,9 @@ function(rpma_missing_calls src out)
 endfunction()
 
 function(add_live_test)
-  cmake_parse_arguments(LT "HELGRIND;MOCK;INTERPOSES" "NAME" "ENV" ${ARGN})
+  cmake_parse_arguments(LT "HELGRIND;MOCK;INTERPOSES" "NAME" "ENV;WRAP" ${ARGN})
   if(NOT LT_NAME OR LT_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "add_live_test(NAME <name> [ENV VAR=value...] [HELGRIND] [MOCK] [INTERPOSES]): ${ARGN}")
+    message(FATAL_ERROR "add_live_test(NAME <name> [ENV VAR=value...] [WRAP command...] [HELGRIND] [MOCK] [INTERPOSES]): ${ARGN}")
   endif()
   set(name ${LT_NAME})
   set(src ${CMAKE_CURRENT_SOURCE_DIR}/${name}.c)
@@ -97,7 +100,7 @@ function(add_live_test)
   if(LT_ENV)
     set(test_env env ${LT_ENV})
   endif()
-  rxe_test(live.${name} ${test_env} ${RPMA_TESTS_C_DIR}/scripts/run-diff.sh
+  rxe_test(live.${name} ${test_env} ${LT_WRAP} ${RPMA_TESTS_C_DIR}/scripts/run-diff.sh
     $<TARGET_FILE:${bin}> ${RPMA_LIB_DIR} ${RPMA_REFERENCE_DIR})
   if(LT_HELGRIND)
     rxe_test(live.${name}.helgrind env LD_LIBRARY_PATH=${RPMA_LIB_DIR} RPMA_THREADS_ROUNDS=20

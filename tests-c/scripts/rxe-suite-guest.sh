@@ -95,13 +95,8 @@ run_test() {
 
 queue=$(mktemp -d)
 slow_re='\\.valgrind$|^fault\\.'
-# a test that takes all of a device's protection domains runs alone, first:
-# beside it, any other test could fail to get one
-alone_re='^live\\.rpma_peer_new_pd_limit$'
-awk -F '\t' -v re="$alone_re" '$1 ~ re' "$manifest" >"$queue/alone"
-awk -F '\t' -v re="$alone_re" -v slow="$slow_re" '$1 !~ re && $1 ~ slow' "$manifest" >"$queue/slow"
-awk -F '\t' -v re="$alone_re" -v slow="$slow_re" '$1 !~ re && $1 !~ slow' "$manifest" >"$queue/rest"
-run_lane "$queue/alone"
+awk -F '\t' -v slow="$slow_re" '$1 ~ slow' "$manifest" >"$queue/slow"
+awk -F '\t' -v slow="$slow_re" '$1 !~ slow' "$manifest" >"$queue/rest"
 # RPMA_SUITE_LANES lanes (default 2); each lane's servers listen in a port
 # range of its own (t_port() in tests-c/common/rpma_live.c), so that two
 # tests never meet on a port. Lane 1 (or the only lane) also takes the

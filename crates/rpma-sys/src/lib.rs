@@ -29,6 +29,15 @@ mod raw {
 
 pub use raw::*;
 
+extern "C" {
+    /// Tells valgrind's race detectors that everything this thread wrote
+    /// before the call happens before `librpma_rs_happens_after(obj)` in
+    /// any thread (`src/annotate.c`; nothing outside valgrind).
+    pub fn librpma_rs_happens_before(obj: *const std::ffi::c_void);
+    /// The other end of [`librpma_rs_happens_before`].
+    pub fn librpma_rs_happens_after(obj: *const std::ffi::c_void);
+}
+
 // Explicit items shadow the glob re-export above.
 #[cfg(not(feature = "fault-injection"))]
 mod inline;

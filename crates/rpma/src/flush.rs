@@ -6,7 +6,7 @@
 
 use std::ffi::c_void;
 use std::ptr::NonNull;
-use std::sync::atomic::{fence, AtomicUsize, Ordering};
+use std::sync::atomic::{fence, AtomicPtr, AtomicUsize, Ordering};
 
 use crate::alloc::try_box;
 use crate::error::{errno, Errno, Error, Result};
@@ -160,12 +160,16 @@ impl Drop for Apm {
 /// A counted reference to one peer's flush read target. The peer holds one
 /// and each of its connections one; the last to let go deregisters it.
 ///
-/// One target per peer, made with the peer, rather than per connection (as
-/// the C library has it): registering and deregistering a page for every
-/// connection put an `ibv_reg_mr` on the path of every connection set-up,
-/// before the connect message goes out, for a page whose contents nobody
-/// reads. Concurrent flushes of several connections landing in the same
-/// eight bytes do no harm for the same reason.
+/// One target per peer rather than per connection (as the C library has
+/// it): registering and deregistering a page for every connection put an
+/// `ibv_reg_mr` on the path of every connection set-up, before the connect
+/// message goes out, for a page whose contents nobody reads. Concurrent
+/// flushes of several connections landing in the same eight bytes do no
+/// harm for the same reason. It is made by the peer's first connection that
+/// emulates flush ([`LazyApm`]), not with the peer, so that a peer takes
+/// one verbs object (its protection domain), as the C library's does: a
+/// process under an RDMA cgroup limit runs out of objects where the C
+/// library's would.
 ///
 /// Not `Arc`: its allocation cannot fail softly, and a failure here is
 /// `RPMA_E_NOMEM`.
@@ -184,7 +188,7 @@ unsafe impl Send for SharedApm {}
 unsafe impl Sync for SharedApm {}
 
 impl SharedApm {
-    pub(crate) fn new(peer: &Peer) -> Result<SharedApm> {
+    fn new(peer: &Peer) -> Result<SharedApm> {
         let apm = Apm::new(peer)?;
         let shared = try_box(Shared {
             users: AtomicUsize::new(1),
@@ -234,5 +238,69 @@ impl SharedApm {
 impl Drop for SharedApm {
     fn drop(&mut self) {
         let _ = SharedApm(self.0).release();
+    }
+}
+
+/// A peer's flush read target, made on first use: empty until one of the
+/// peer's connections emulates a flush, then the peer's own reference.
+///
+/// Connections of one peer may be set up on several threads at once, and
+/// the library takes no lock: each thread that finds it empty makes a
+/// target, and one compare-and-swap decides which is kept; a loser lets
+/// its own go and takes the winner's.
+#[derive(Debug)]
+pub(crate) struct LazyApm(AtomicPtr<Shared>);
+
+impl LazyApm {
+    pub(crate) const fn new() -> LazyApm {
+        LazyApm(AtomicPtr::new(std::ptr::null_mut()))
+    }
+
+    /// A reference to the peer's target, made now if it is the first.
+    pub(crate) fn get(&self, peer: &Peer) -> Result<SharedApm> {
+        let found = self.0.load(Ordering::Acquire);
+        if let Some(found) = NonNull::new(found) {
+            return Ok(Self::share_published(found));
+        }
+        let mine = SharedApm::new(peer)?;
+        let ptr = mine.0;
+        // SAFETY: annotations only: `ptr` names the object whose set-up
+        // other threads read after they load the pointer.
+        unsafe { sys::librpma_rs_happens_before(ptr.as_ptr().cast()) };
+        match self.0.compare_exchange(
+            std::ptr::null_mut(),
+            ptr.as_ptr(),
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => {
+                // The peer keeps `mine` (its count is 1) through the
+                // pointer; the connection gets a second reference.
+                let conn = mine.share();
+                std::mem::forget(mine);
+                Ok(conn)
+            }
+            Err(winner) => {
+                drop(mine);
+                let winner = NonNull::new(winner).expect("only ever set to non-NULL");
+                Ok(Self::share_published(winner))
+            }
+        }
+    }
+
+    /// Another reference to a target that `get` published.
+    fn share_published(ptr: NonNull<Shared>) -> SharedApm {
+        // SAFETY: annotations only, the pair of the one in `get`.
+        unsafe { sys::librpma_rs_happens_after(ptr.as_ptr().cast()) };
+        // The peer's reference, held through the pointer, keeps the target
+        // alive while the peer lives, and the caller borrows the peer.
+        let peers = std::mem::ManuallyDrop::new(SharedApm(ptr));
+        peers.share()
+    }
+
+    /// The peer's reference, if a target was made; the pointer is empty
+    /// afterwards.
+    pub(crate) fn take(&mut self) -> Option<SharedApm> {
+        NonNull::new(std::mem::replace(self.0.get_mut(), std::ptr::null_mut())).map(SharedApm)
     }
 }

@@ -5,7 +5,7 @@ use std::ffi::CString;
 use std::ptr::NonNull;
 
 use crate::error::{check_errno_value, errno, provider_failed_with, set_errno, Error, Result};
-use crate::flush::SharedApm;
+use crate::flush::{LazyApm, SharedApm};
 use crate::log::Level;
 use crate::native::{DeviceNative, Switch};
 use crate::sys;
@@ -89,14 +89,14 @@ pub struct Peer {
     /// The local ACK timeout exponent of its connections (0: not set).
     ack_timeout: u8,
     iwarp: bool,
-    /// Where the emulated flushes of all the peer's connections read to.
-    /// Made with the peer, before any other thread can see it, so the
-    /// connections only ever share it (taken only when the peer goes).
-    flush_target: Option<SharedApm>,
+    /// Where the emulated flushes of all the peer's connections read to:
+    /// made by the first connection that needs it, so that a peer alone
+    /// takes one verbs object, as the C library's does.
+    flush_target: LazyApm,
 }
 
 // SAFETY: a PD is a libibverbs object usable from any thread; the peer is
-// not mutated after creation (the flush target's count is atomic).
+// not mutated after creation except through the flush target's atomics.
 unsafe impl Send for Peer {}
 // SAFETY: as above.
 unsafe impl Sync for Peer {}
@@ -158,26 +158,20 @@ impl Peer {
         };
         // SAFETY: ctx is live; device is set by libibverbs for every context.
         let iwarp = unsafe { (*(*ctx).device).transport_type } == sys::IBV_TRANSPORT_IWARP;
-        let mut peer = Peer {
+        Ok(Peer {
             pd,
             odp_capable: caps.odp,
             native,
             ack_timeout: timeouts::ack_timeout_from_env(),
             iwarp,
-            flush_target: None,
-        };
-        // On failure the peer drops, and with it the PD.
-        peer.flush_target = Some(SharedApm::new(&peer)?);
-        Ok(peer)
+            flush_target: LazyApm::new(),
+        })
     }
 
-    /// A reference to the flush read target. Set-up only: never on the
-    /// data path.
-    pub(crate) fn flush_target(&self) -> SharedApm {
-        self.flush_target
-            .as_ref()
-            .expect("made with the peer")
-            .share()
+    /// A reference to the flush read target, registered by the first call.
+    /// Set-up only: never on the data path.
+    pub(crate) fn flush_target(&self) -> Result<SharedApm> {
+        self.flush_target.get(self)
     }
 
     /// The protection domain every registration and queue of the peer uses.

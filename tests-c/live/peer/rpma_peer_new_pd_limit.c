@@ -2,18 +2,22 @@
 /*
  * rpma_peer_new_pd_limit.c -- rpma_peer_new(3), ERRORS: RPMA_E_PROVIDER when
  * the verbs protection domain cannot be allocated for a reason other than
- * ENOMEM. rxe0 holds at most a fixed number of protection domains (2^20 - 1
- * on the guest's kernel) and refuses the next one with EINVAL. The test
- * fills the device with protection domains of its own (libibverbs'
- * ibv_alloc_pd, found with dlsym since the tests do not link libibverbs),
- * then checks that rpma_peer_new() fails with RPMA_E_PROVIDER, leaves
- * *peer_ptr untouched and logs "ibv_alloc_pd() failed: <reason>" at ERROR
- * level; that it succeeds again as soon as one domain is free, and that it
- * fails again once that one is taken by its peer.
+ * ENOMEM. The suite runs it in an RDMA cgroup of its own
+ * (scripts/rdma-cgroup.sh), which lets it hold a few dozen verbs objects
+ * and refuses the next with EAGAIN, as a container's limit does; a
+ * device's own table refuses one past its size (2^20 - 1 on rxe) with
+ * EINVAL, the same path through the library. The test takes every object
+ * left with protection domains of its own (libibverbs' ibv_alloc_pd, found
+ * with dlsym since the tests do not link libibverbs), then checks that
+ * rpma_peer_new() fails with RPMA_E_PROVIDER, leaves *peer_ptr untouched
+ * and logs "ibv_alloc_pd() failed: <reason>" at ERROR level; that it
+ * succeeds again as soon as one domain is free (a peer holds that one
+ * object and no other, in either library), and that it fails again once
+ * that one is taken by its peer.
  *
- * Filling the device takes about 30 s under the emulated guest with one
- * thread; FILLERS threads share the work, one per CPU of the guest, which
- * runs this test alone.
+ * Without a cgroup it fills the device, which takes about 30 s under the
+ * emulated guest with one thread; FILLERS threads share the work, one per
+ * CPU of the guest.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -126,7 +126,7 @@ impl<'a> Conn<'a> {
         // library's, it holds no flush region (so deleting it deregisters
         // none).
         if !self.native.flush {
-            self.flush = Some(peer.flush_target());
+            self.flush = Some(peer.flush_target()?);
         }
         if let Some(p) = private_data {
             self.private_data.set(p);
