@@ -200,7 +200,8 @@ accept_one(struct server *s, struct rpma_ep *ep, const struct rpma_conn_cfg *cfg
 static int
 next_srq_wc(struct server *s, struct ibv_wc *wc)
 {
-	struct timespec deadline = deadline_in(COMPLETION_TIMEOUT_MS);
+	const int timeout_ms = scaled_ms(COMPLETION_TIMEOUT_MS);
+	struct timespec deadline = deadline_in(timeout_ms);
 	struct pollfd pfd[1 + MAX_CLIENTS];
 	unsigned i, n = 1 + s->accepted;
 	int ret;
@@ -240,7 +241,7 @@ next_srq_wc(struct server *s, struct ibv_wc *wc)
 		}
 		if (ret == 0) {
 			fprintf(stderr, WHO ": no ping within %d s (%u taken so far)\n",
-					COMPLETION_TIMEOUT_MS / 1000, s->seq);
+					timeout_ms / 1000, s->seq);
 			return 1;
 		}
 		if (!pfd[0].revents)

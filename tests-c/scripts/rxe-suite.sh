@@ -21,8 +21,8 @@ fi
 # the CTest fixture's TIMEOUT
 # the outcomes known to differ on this stack (see rxe-suite-guest.sh)
 # and, on Debian 13's stack, persistent memory for the tests to run in
+export RPMA_SUITE_KNOWN=$root/tests-c/known-${RXE_STACK:-bookworm}.tsv
 if [ "${RXE_STACK:-bookworm}" = trixie ]; then
-  export RPMA_SUITE_KNOWN=$root/tests-c/known-trixie.tsv
   export RXE_PMEM_MB=${RXE_PMEM_MB:-2048}
 fi
 RXE_TIMEOUT=${RXE_TIMEOUT:-2300} "$root/softroce/rxe-run" "$here/rxe-suite-guest.sh" "$manifest" >"$out/console.log" 2>&1

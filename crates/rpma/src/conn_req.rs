@@ -207,16 +207,21 @@ impl<'a> ConnReq<'a> {
     /// data. The request is consumed whatever happens; until its parts move
     /// into the connection, a failure releases (and rejects) it on drop.
     ///
-    /// The order of the provider calls is the C library's. An active
-    /// request builds the connection (event channel, flush region) before
-    /// it connects: its events must reach the new channel. A passive one
-    /// accepts first and builds afterwards, while the accept travels to the
-    /// peer; built before the accept, the same work delays every
-    /// connection by its whole cost (about 20 % of a connect-disconnect
-    /// cycle on rxe). A failure after the accept disconnects before the
-    /// release, so the peer learns at once and the release does not wait.
-    /// Only the connection object itself is allocated before the accept:
-    /// that failure rejects.
+    /// The order of the provider calls is the C library's but for the
+    /// flush region. An active request builds the connection (flush region,
+    /// event channel) before it connects: its events must reach the new
+    /// channel. A passive one accepts first and builds afterwards, while
+    /// the accept travels to the peer; built before the accept, the same
+    /// work delays every connection by its whole cost (about 20 % of a
+    /// connect-disconnect cycle on rxe). A failure after the accept
+    /// disconnects before the release, so the peer learns at once and the
+    /// release does not wait. Two things come before the accept, so that
+    /// their failure rejects: the connection object, and the peer's flush
+    /// region, which only the peer's first connection that emulates flush
+    /// registers (later ones find it with one atomic load). The C library
+    /// registers one after the accept, and when that fails it waits in
+    /// `rdma_disconnect` for longer than the tests allow
+    /// (rpma_conn_req_connect(3), NOTES).
     // Boxed, as C holds it: taken by value, the request was first copied out
     // of its box.
     #[allow(clippy::boxed_local)] // the box is what C holds
@@ -233,13 +238,14 @@ impl<'a> ConnReq<'a> {
         let passive = self.passive;
         let mut conn = room.fill(id, queues, self.evch.take(), passive);
         self.free_emptied();
+        conn.take_flush_target(peer)?;
         if passive {
             conn.accept(&mut param)?;
-            conn.finish(peer, private_data).inspect_err(|_| {
+            conn.finish(private_data).inspect_err(|_| {
                 let _ = conn.disconnect();
             })?;
         } else {
-            conn.finish(peer, private_data)?;
+            conn.finish(private_data)?;
             conn.connect(&mut param)?;
         }
         Ok(conn)

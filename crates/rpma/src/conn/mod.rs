@@ -109,10 +109,21 @@ impl<'a> Conn<'a> {
         try_box_uninit().map(ConnRoom)
     }
 
+    /// Takes the peer's flush read target when the connection emulates
+    /// flush. A connection that flushes natively reads nowhere: like the C
+    /// library's, it holds no flush region (so deleting it deregisters
+    /// none).
+    pub(crate) fn take_flush_target(&mut self, peer: &Peer) -> Result<()> {
+        if !self.native.flush {
+            self.flush = Some(peer.flush_target()?);
+        }
+        Ok(())
+    }
+
     /// Gives the id a private event channel unless it came with one (an
-    /// outgoing request's), and (when it emulates flush) the flush read
-    /// target, and keeps the private data the peer sent with its request.
-    pub(crate) fn finish(&mut self, peer: &Peer, private_data: Option<Box<[u8]>>) -> Result<()> {
+    /// outgoing request's), and keeps the private data the peer sent with
+    /// its request.
+    pub(crate) fn finish(&mut self, private_data: Option<Box<[u8]>>) -> Result<()> {
         let evch = match self.evch {
             Some(ref evch) => evch,
             None => {
@@ -122,12 +133,6 @@ impl<'a> Conn<'a> {
             }
         };
         self.event_fd = evch.fd();
-        // A connection that flushes natively reads nowhere: like the C
-        // library's, it holds no flush region (so deleting it deregisters
-        // none).
-        if !self.native.flush {
-            self.flush = Some(peer.flush_target()?);
-        }
         if let Some(p) = private_data {
             self.private_data.set(p);
         }
