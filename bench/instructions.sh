@@ -126,8 +126,7 @@ done
 mkdir -p "$build"
 out=${out:-$build/instructions.txt}
 bin=$build/rpma-bench
-gcc -O2 -g -Wall -Wextra -Werror -I"$root/include" "$here/rpma-bench.c" \
-  -L"$root/build/lib" -l:librpma.so.0 -o "$bin"
+"$here/build-bench.sh" "$bin"
 start=$SECONDS
 log=$build/instructions.log
 cd "$root"

@@ -44,9 +44,7 @@ mkdir -p "$build"
 out=${out:-$build/results.txt}
 bin=$build/rpma-bench
 
-gcc -O2 -g -Wall -Wextra -Werror -I"$root/include" "$here/rpma-bench.c" \
-  -L"$root/build/lib" -l:librpma.so.0 -o "$bin"
-readelf -d "$bin" | grep -q 'NEEDED.*\[librpma\.so\.0\]' || { echo "run.sh: $bin does not need librpma.so.0" >&2; exit 1; }
+"$here/build-bench.sh" "$bin"
 if [ "$aa" = 1 ]; then
   # a file of its own, so each server still maps the path it was given
   mkdir -p "$build/aa"

@@ -16,8 +16,7 @@ build=${BENCH_BUILD_DIR:-$root/build/bench}
 rounds=${1:-2} secs=${2:-3}
 mkdir -p "$build"
 gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$build/verbs-shim.so" "$here/verbs-shim.c" -ldl
-gcc -O2 -g -Wall -Wextra -Werror -I"$root/include" "$root/bench/rpma-bench.c" \
-  -L"$root/build/lib" -l:librpma.so.0 -o "$build/rpma-bench"
+"$root/bench/build-bench.sh" "$build/rpma-bench"
 cd "$root"
 softroce/rxe-run "$(printf '%q ' bash "$here/conn-calls-guest.sh" "$build" "$rounds" "$secs")" |
   grep -a '^\[' | tee "$build/conn-calls.txt"

@@ -19,8 +19,7 @@ rounds=${1:-2} secs=${2:-5}
 [[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] || { sed -n '3,13s/^# \{0,1\}//p' "$0"; exit 2; }
 [ -x /usr/bin/time ] || { echo "cpu-split.sh: needs /usr/bin/time (Debian package time)" >&2; exit 1; }
 mkdir -p "$build"
-gcc -O2 -g -Wall -Wextra -Werror -I"$root/include" "$root/bench/rpma-bench.c" \
-  -L"$root/build/lib" -l:librpma.so.0 -o "$build/rpma-bench"
+"$root/bench/build-bench.sh" "$build/rpma-bench"
 cd "$root"
 softroce/rxe-run "$(printf '%q ' bash "$here/cpu-split-guest.sh" "$build" "$rounds" "$secs")" |
   grep -a '^\[' | tee "$build/cpu-split.txt"
