@@ -9,22 +9,19 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/guest-libs.sh"
 fmt='user_s=%U sys_s=%S wall_s=%e slept=%w preempted=%c'
 tmp=$(mktemp -d)
-for r in $(seq "$rounds"); do
-  if [ $((r % 2)) -eq 1 ]; then order="c ours"; else order="ours c"; fi
-  for l in $order; do
-    port=$((7600 + 10 * r + ${#l}))
-    LD_LIBRARY_PATH=${dir_of[$l]} /usr/bin/time -o "$tmp/server.time" -f "$fmt" taskset -c 1 \
-      "$build/rpma-bench" server "$ip" "$port" >"$tmp/server" 2>&1 &
-    spid=$!
-    for _ in $(seq 100); do grep -q '^listening' "$tmp/server" && break; sleep 0.1; done
-    BENCH_CLIENT_WAIT=wait LD_LIBRARY_PATH=${dir_of[$l]} /usr/bin/time -o "$tmp/client.time" -f "$fmt" \
-      taskset -c 0 "$build/rpma-bench" client "$ip" "$port" pingpong 8 16 -t "$secs" \
-      >"$tmp/client" 2>&1
-    LD_LIBRARY_PATH=${dir_of[$l]} "$build/rpma-bench" quit "$ip" "$port" >/dev/null 2>&1
-    wait "$spid"
-    grep -a '^RESULT\|^STATS' "$tmp/client" | sed "s/^/[$l round $r client] /"
-    sed "s/^/[$l round $r client] CPU /" "$tmp/client.time"
-    sed "s/^/[$l round $r server] CPU /" "$tmp/server.time"
-  done
-done
+one_run() {
+  local l=$1 r=$2 port=$3 spid
+  LD_LIBRARY_PATH=${dir_of[$l]} /usr/bin/time -o "$tmp/server.time" -f "$fmt" taskset -c 1 \
+    "$build/rpma-bench" server "$ip" "$port" >"$tmp/server" 2>&1 &
+  spid=$!
+  wait_listening "$tmp/server"
+  BENCH_CLIENT_WAIT=wait LD_LIBRARY_PATH=${dir_of[$l]} /usr/bin/time -o "$tmp/client.time" -f "$fmt" \
+    taskset -c 0 "$build/rpma-bench" client "$ip" "$port" pingpong 8 16 -t "$secs" \
+    >"$tmp/client" 2>&1
+  stop_server "$l" "$port" "$spid"
+  grep -a '^RESULT\|^STATS' "$tmp/client" | sed "s/^/[$l round $r client] /"
+  sed "s/^/[$l round $r client] CPU /" "$tmp/client.time"
+  sed "s/^/[$l round $r server] CPU /" "$tmp/server.time"
+}
+for_rounds "$rounds" one_run
 rm -rf "$tmp"
