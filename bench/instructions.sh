@@ -118,7 +118,7 @@ while [ $# -gt 0 ]; do
     --n2) n2=$2; shift 2 ;;
     --cases) cases=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '3,25s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) echo "instructions.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done

@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
     --rows) rows=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --aa) aa=1; shift ;;
-    -h|--help) sed -n '3,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done

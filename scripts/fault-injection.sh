@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
     --valgrind-every) every=$2; shift 2 ;;
     --max-points) max=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    *) sed -n '2,16s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0" >&2; exit 2 ;;
   esac
 done
 

@@ -18,7 +18,7 @@
 set -euo pipefail
 
 task=${1:-}
-case $task in build | demo | check | deb) ;; *) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 2 ;; esac
+case $task in build | demo | check | deb) ;; *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
 print_only=${2:-}
 
 say() { echo "setup: $*" >&2; }

@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${BENCH_BUILD_DIR:-$root/build/bench}
 rounds=${1:-2} secs=${2:-5}
-[[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] || { sed -n '3,13s/^# \{0,1\}//p' "$0"; exit 2; }
+[[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] || { sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2; }
 [ -x /usr/bin/time ] || { echo "cpu-split.sh: needs /usr/bin/time (Debian package time)" >&2; exit 1; }
 mkdir -p "$build"
 "$root/bench/build-bench.sh" "$build/rpma-bench"

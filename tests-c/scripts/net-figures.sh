@@ -13,7 +13,7 @@
 #   loss      the write stream (RUNS writes) under each loss and delay of
 #             the table, each library on both sides: writes per second
 set -u
-[ $# -ge 3 ] || { sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2; }
 build=$1 what=$2 runs=$3 limit=${4:-30}
 export NET_PAIR_LIMIT=$limit
 here=$(cd "$(dirname "$0")" && pwd)
@@ -97,5 +97,5 @@ case $what in
       o=$(rate "$p" "$d" ours) r=$(rate "$p" "$d" ref)
       echo "| $p % | $d ms | ${o:-failed} | $(frac "$o" "$o0") | ${r:-failed} | $(frac "$r" "$r0") |"
     done ;;
-  *) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 2 ;;
+  *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;;
 esac

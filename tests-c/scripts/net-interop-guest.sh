@@ -32,7 +32,7 @@ for ex in "$@"; do
         rc=$?
         if [ $rc = 0 ]; then tail -3 "$logs/out"; else cat "$logs/out"; fail=1; fi
         echo "interop $ex $s $c exit $rc" ;;
-      *) sed -n '2,11s/^# \{0,1\}//p' "$0"; exit 2 ;;
+      *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;;
     esac
   done
   i=$((i + 1))

@@ -48,7 +48,7 @@
 # Each run prints its RESULT line (see net_client.c). Environment:
 # NET_PAIR_RESULTS, a file to which each RESULT line is appended.
 set -u
-[ $# -ge 2 ] || { sed -n '2,49s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2; }
 build=$(cd "$1" && pwd); shift
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -206,5 +206,5 @@ case $case_ in
       [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss-example $pct $delay lib=$ll $ex $got ${secs:-?}" >>"$NET_PAIR_RESULTS"
     done
     exit $fail ;;
-  *) sed -n '2,49s/^# \{0,1\}//p' "$0"; exit 2 ;;
+  *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;;
 esac

@@ -25,7 +25,7 @@
 # or "client ..."), no library path, and must load no librpma.so.0 at all.
 set -u
 if [ $# -lt 4 ]; then
-  sed -n '2,25s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0" >&2
   exit 2
 fi
 extra=("${@:5}")

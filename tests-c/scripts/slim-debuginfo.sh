@@ -14,7 +14,7 @@
 # When it cannot be done (not root, no unshare, no such file), COMMAND runs
 # as it is, which is only slower.
 set -u
-[ $# -ge 1 ] || { sed -n '2,15s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2; }
 ldso=$(readlink -f /lib64/ld-linux-x86-64.so.2 2>/dev/null)
 id=$(readelf -n "$ldso" 2>/dev/null | awk '/Build ID:/ {print $3}')
 src=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
