@@ -48,12 +48,12 @@ main(void)
 	EXPECT_TRUE(req == NULL);
 	if (t_native_flush()) {
 		EXPECT_INT(ret, 0);
-		EXPECT_INT(bu_reg_failure_logged(), 0);
+		EXPECT_INT(er_logged_prefix(RPMA_LOG_LEVEL_ERROR, "ibv_reg_mr"), 0);
 		EXPECT_INT(rpma_conn_delete(&conn), 0);
 	} else {
 		EXPECT_INT(ret, RPMA_E_PROVIDER);
 		EXPECT_TRUE(conn == ER_SENTINEL_CONN);
-		EXPECT_INT(bu_reg_failure_logged(), 1);
+		EXPECT_INT(er_logged_prefix(RPMA_LOG_LEVEL_ERROR, "ibv_reg_mr"), 1);
 
 		/* the request's objects came back; with one more, it connects */
 		t_note("one more object");

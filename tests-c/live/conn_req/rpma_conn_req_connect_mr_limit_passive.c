@@ -42,7 +42,7 @@ server(void *arg)
 	er_put("connect", rpma_conn_req_connect(&req, NULL, &conn));
 	er_put("req NULL", req == NULL);
 	er_put("conn untouched", conn == ER_SENTINEL_CONN);
-	er_put("registration failed", bu_reg_failure_logged());
+	er_put("registration failed", er_logged_prefix(RPMA_LOG_LEVEL_ERROR, "ibv_reg_mr"));
 	if (conn != ER_SENTINEL_CONN) {
 		er_put("event", er_next_event(conn, ER_WAIT_MS));
 		er_put("disconnect", rpma_conn_disconnect(conn));

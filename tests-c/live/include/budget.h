@@ -3,19 +3,25 @@
  * budget.h -- shared helpers of the live tests that run in an RDMA cgroup
  * (scripts/rdma-cgroup.sh) and take every verbs object its budget has
  * left, so that the library's next allocation fails; static functions
- * only, each test includes it once, after ep-req.h, and defines
- * _GNU_SOURCE before any include (RTLD_DEFAULT).
+ * only, each test includes it once and defines _GNU_SOURCE before any
+ * include (RTLD_DEFAULT).
  *
  * - bu_begin(): finds libibverbs' ibv_alloc_pd/ibv_dealloc_pd with dlsym
  *   (the tests do not link libibverbs);
  * - bu_take_all(): protection domains until the budget refuses one;
- *   bu_give_one(), bu_give_all(): back again, the last taken first;
- * - bu_reg_failure_logged(): whether er_logs holds a failed registration.
+ *   bu_give_one(), bu_give_all(): back again, the last taken first.
  */
 #ifndef BUDGET_H
 #define BUDGET_H
 
 #include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rpma_test.h"
+
+struct ibv_context;
+struct ibv_pd;
 
 /* far above any budget the suite gives: reaching it means there is none */
 #define BU_CAP 4096
@@ -68,17 +74,6 @@ bu_give_all(void)
 	while (bu_taken > 0)
 		if (bu_give_one() != 0)
 			bu_give_up("ibv_dealloc_pd failed");
-}
-
-/* whether a failed registration was logged (since er_log_begin()) */
-T_UNUSED static int
-bu_reg_failure_logged(void)
-{
-	for (int i = 0; i < er_nlogs && i < ER_MAX_LOGS; i++)
-		if (er_logs[i].level == RPMA_LOG_LEVEL_ERROR &&
-				strncmp(er_logs[i].message, "ibv_reg_mr", 10) == 0)
-			return 1;
-	return 0;
 }
 
 #endif /* BUDGET_H */

@@ -17,7 +17,8 @@
  * - er_next_event(): rpma_conn_next_event() that never blocks longer than
  *   the given time.
  * - er_readable(): whether a file descriptor becomes readable in time.
- * - er_log_*: a log function that records what the library logs.
+ * - er_log_*, er_logged_prefix(): a log function that records what the
+ *   library logs, and searches of what it recorded.
  */
 #ifndef EP_REQ_H
 #define EP_REQ_H
@@ -510,6 +511,17 @@ er_log_has(int level, const char *message)
 		if (er_logs[i].level == level && strcmp(er_logs[i].message, message) == 0)
 			n++;
 	return n;
+}
+
+/* whether a message of the given level starting with prefix was logged */
+T_UNUSED static int
+er_logged_prefix(int level, const char *prefix)
+{
+	for (int i = 0; i < er_nlogs && i < ER_MAX_LOGS; i++)
+		if (er_logs[i].level == level &&
+				strncmp(er_logs[i].message, prefix, strlen(prefix)) == 0)
+			return 1;
+	return 0;
 }
 
 #endif /* EP_REQ_H */
