@@ -4,14 +4,22 @@
 #   make demo       build, then show the library working (see README)
 #   make check      every test: Rust, C (ours vs Debian's librpma), ELF, header,
 #                   install, SoftRoCE
+#   make check-bare `make demo` from a fresh clone in bare Debian 12 and 13 roots
+#   make check-deb-release
+#                   the packages built in clean Debian 12 and 13 chroots, offline,
+#                   through the package checks
 #   make install    PREFIX=/usr/local [DESTDIR=] [LIBDIR=$(PREFIX)/lib] [NO_BUILD=1: install what is built]
 #   make header     regenerate include/librpma.h from crates/librpma
 #   make bindings   regenerate crates/rpma-sys/src/bindings.rs from Debian 13's rdma-core headers
 #   make deb        build the librpma0 and librpma-dev packages into build/deb
+#   make deb RELEASE=bookworm|trixie
+#                   the same as Debian builds them: clean chroot, offline (build/deb-RELEASE)
 #
 # demo, check and deb first install what the machine lacks (scripts/setup.sh).
 
 CARGO   ?= cargo
+# where cargo leaves the release build (debian/rules: target/<triplet>/release)
+CARGO_OUT ?= target/release
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
@@ -27,7 +35,7 @@ BUILD   := build
 LIB     := $(BUILD)/lib/librpma.so.0
 CTEST_DIR := $(BUILD)/tests-c
 
-.PHONY: all lib fault-lib rust-bins demo check check-rust check-c check-deb header bindings deb trixie-root \
+.PHONY: all lib fault-lib rust-bins demo check check-bare check-deb-release check-rust check-c check-deb header bindings deb trixie-root \
 	install uninstall clean FORCE
 
 all: lib
@@ -39,7 +47,7 @@ lib: $(LIB)
 $(LIB): FORCE
 	$(CARGO) build --release -p librpma
 	mkdir -p $(BUILD)/lib
-	cp target/release/librpma.so $@.tmp && mv $@.tmp $@
+	cp $(CARGO_OUT)/librpma.so $@.tmp && mv $@.tmp $@
 	ln -sf librpma.so.0 $(BUILD)/lib/librpma.so
 
 # the same library with the cargo feature fault-injection (tests only)
@@ -57,6 +65,22 @@ demo:
 check:
 	scripts/setup.sh check
 	$(MAKE) check-rust deb check-c
+
+# Slower than `make check`, so outside it: `make demo` from a fresh clone in a
+# bare Debian 12 and a bare Debian 13 root (scripts/bare-test.sh), and the
+# packages built as Debian builds them, in clean chroots with no network,
+# through the deb.files and deb.install checks.
+check-bare:
+	scripts/bare-test.sh bookworm
+	scripts/bare-test.sh trixie
+
+check-deb-release:
+	$(MAKE) deb RELEASE=bookworm
+	$(MAKE) deb RELEASE=trixie
+	tests-c/scripts/check-deb.sh $(CURDIR) $(BUILD)/deb-bookworm
+	tests-c/scripts/check-deb.sh $(CURDIR) $(BUILD)/deb-trixie
+	tests-c/scripts/deb-install.sh $(CURDIR) $(BUILD)/deb-bookworm
+	RXE_STACK=trixie tests-c/scripts/deb-install.sh $(CURDIR) $(BUILD)/deb-trixie
 
 # The Debian 13 root of the SoftRoCE harness (cached); its rdma-core headers
 # are the ones the committed bindings are generated from.
@@ -87,17 +111,28 @@ header:
 bindings: trixie-root
 	RPMA_UPDATE_BINDINGS=1 $(CARGO) test -p rpma-sys --test bindings
 
-# Binary packages with Debian's own tools; dpkg-buildpackage writes them
-# beside the source tree, from where they are moved into build/deb.
+# Binary packages with Debian's own tools. A plain `make deb` builds on this
+# machine with its cargo and crates.io (build profile
+# pkg.rpma-rs.upstream-cargo); dpkg-buildpackage writes beside the source
+# tree, from where the files are moved into build/deb. `make deb
+# RELEASE=bookworm|trixie` builds as Debian does, in a clean chroot of that
+# release with its own toolchain and librust-*-dev crates and no network
+# (scripts/deb-release.sh), into build/deb-RELEASE.
 DEB_VERSION = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
+RELEASE ?=
 deb:
+ifeq ($(RELEASE),)
 	scripts/setup.sh deb
-	dpkg-buildpackage -b -us -uc
+	dpkg-buildpackage -b -us -uc -Ppkg.rpma-rs.upstream-cargo
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb
 	mv ../librpma0_$(DEB_VERSION)_*.deb ../librpma-dev_$(DEB_VERSION)_*.deb \
 		../librpma0-dbgsym_$(DEB_VERSION)_*.*deb ../rpma-rs_$(DEB_VERSION)_*.buildinfo \
 		../rpma-rs_$(DEB_VERSION)_*.changes $(BUILD)/deb/
 	lintian --fail-on error $(BUILD)/deb/*.changes
+else
+	scripts/setup.sh deb-release
+	scripts/deb-release.sh $(RELEASE) $(BUILD)/deb-$(RELEASE)
+endif
 
 install: $(if $(NO_BUILD),,lib)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \

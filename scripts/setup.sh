@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # setup.sh -- install what this machine lacks for one of the project's tasks.
 #
-# usage: scripts/setup.sh build|demo|check|deb [--print]
+# usage: scripts/setup.sh build|demo|check|deb|deb-release [--print]
 #
 #   build   compile build/lib/librpma.so.0 (no libclang: the bindings are committed)
 #   demo    build, plus SoftRoCE (QEMU) and Debian's C librpma to compare with
 #   check   everything `make check` runs: C tests, ABI tools, fuzzing, packaging
 #   deb     `make deb`: Debian's packaging tools
+#   deb-release  `make deb RELEASE=...`: mmdebstrap for the clean chroot
 #   --print only print the missing Debian packages, one line, and exit
 #
 # This is the one list of what the project needs: `make demo`, `make check`,
@@ -15,10 +16,17 @@
 # installs what is missing with apt-get (saying what it installs); as
 # another user it prints the `sudo apt-get install` line and exits 1 before
 # anything is built.
+#
+# Rust (1.85 or newer): a cargo already on PATH, rustup's say, is used as it
+# is. Where there is none, Debian's own toolchain is installed: cargo-web and
+# rustc-web on Debian 12 (1.85 in bookworm, newer in bookworm-security),
+# cargo and rustc on Debian 13; `check` adds their clippy and rustfmt, and
+# ca-certificates lets cargo reach crates.io. cargo-fuzz, for `check`, comes
+# from crates.io (`cargo install`).
 set -euo pipefail
 
 task=${1:-}
-case $task in build | demo | check | deb) ;; *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
+case $task in build | demo | check | deb | deb-release) ;; *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
 print_only=${2:-}
 
 say() { echo "setup: $*" >&2; }
@@ -27,18 +35,16 @@ say() { echo "setup: $*" >&2; }
 release=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-unknown}")
 
 # Debian packages per task; each task includes the one before it.
-build_pkgs=(make gcc pkg-config libibverbs-dev librdmacm-dev)
+build_pkgs=(make gcc lld pkg-config libibverbs-dev librdmacm-dev)
 demo_pkgs=(qemu-system-x86 cpio iproute2 ibverbs-providers librpma0 xz-utils zstd binutils)
 deb_pkgs=(dpkg-dev debhelper fakeroot lintian)
 check_pkgs=(g++ cmake libclang-dev librpma-dev abigail-tools groff-base man-db valgrind
   mmdebstrap "${deb_pkgs[@]}")
 
-# Names that differ between releases, per release: [bookworm name]=its name there.
-# (None of the packages above is renamed in trixie today; the Rust toolchain,
-# below, is what differs.)
-declare -A renamed=()
+# Debian's Rust toolchain, per release (its package names differ).
 case $release in
-  trixie) renamed=() ;;
+  trixie) rust_pkgs=(cargo rustc) rust_lint_pkgs=(rust-clippy rustfmt) ;;
+  *) rust_pkgs=(cargo-web rustc-web) rust_lint_pkgs=(rust-web-clippy rustfmt-web) ;;
 esac
 
 wanted=()
@@ -47,12 +53,20 @@ case $task in
   demo) wanted=("${build_pkgs[@]}" "${demo_pkgs[@]}") ;;
   deb) wanted=("${build_pkgs[@]}" "${deb_pkgs[@]}") ;;
   check) wanted=("${build_pkgs[@]}" "${demo_pkgs[@]}" "${check_pkgs[@]}") ;;
+  deb-release) wanted=(mmdebstrap) ;;
 esac
+
+# Every task but deb-release (whose build runs in a chroot) compiles Rust
+# here. Debian's cargo is /usr/bin/cargo; any other (rustup's) is kept.
+cargo_path=$(command -v cargo || true)
+if [ "$task" != deb-release ] && { [ -z "$cargo_path" ] || [ "$cargo_path" = /usr/bin/cargo ]; }; then
+  wanted+=("${rust_pkgs[@]}" ca-certificates)
+  [ "$task" = check ] && wanted+=("${rust_lint_pkgs[@]}")
+fi
 
 missing=()
 declare -A seen=()
 for p in "${wanted[@]}"; do
-  p=${renamed[$p]:-$p}
   [ -n "${seen[$p]:-}" ] && continue
   seen[$p]=1
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -74,13 +88,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Rust: Debian 13's own cargo is new enough (1.85); Debian 12's (1.63) is not.
-if ! command -v cargo >/dev/null; then
-  if [ "$release" = trixie ] && [ "$(id -u)" = 0 ]; then
-    say "installing for '$task': cargo rustc (Debian's Rust toolchain)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends cargo rustc >/dev/null
-  else
-    say "no cargo: install Rust 1.85 or newer (rustup on Debian 12; 'apt-get install cargo' on Debian 13)"
+if [ "$task" != deb-release ]; then
+  version=$(cargo --version 2>/dev/null | awk '{print $2}')
+  if [ -z "$version" ] || dpkg --compare-versions "${version%%-*}" lt 1.85; then
+    say "cargo ${version:-is missing}: Rust 1.85 or newer is needed (on Debian: ${rust_pkgs[*]})"
     exit 1
   fi
 fi

@@ -17,6 +17,14 @@ fn main() {
     // Both libraries in DT_NEEDED even before a function of theirs is
     // called, exactly as the C library records them (rpma-sys links them,
     // but a dependency's link arguments cannot reach a cdylib's link line).
+    // lld, whichever compiler drives the link: every cdylib link gets an
+    // anonymous version script from rustc, and GNU ld refuses a second
+    // script that names a node ("anonymous version tag cannot be combined
+    // with other version tags"), where lld merges the two. rustup's x86_64
+    // compiler links with its own lld already; Debian's rustc and every
+    // other architecture's link through gcc with the system's default
+    // linker, so the `lld` package is a build dependency.
+    println!("cargo:rustc-cdylib-link-arg=-fuse-ld=lld");
     for arg in [
         "-Wl,--push-state,--no-as-needed",
         "-libverbs",

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# check-deb.sh SOURCE-ROOT
+# check-deb.sh SOURCE-ROOT [DEB-DIR]
+#
+# DEB-DIR defaults to SOURCE-ROOT/build/deb (`make deb`); `make deb
+# RELEASE=...` writes to build/deb-RELEASE.
 #
 # Our librpma0/librpma-dev packages (build/deb, from `make deb`) against
 # Debian's own, package by package:
@@ -17,7 +20,7 @@
 # harness's trixie root (softroce/stack-root trixie keeps its .debs).
 set -u
 root=$1
-debs=$root/build/deb
+debs=${2:-$root/build/deb}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
@@ -64,7 +67,8 @@ done
 
 [ "$(dpkg-deb -f "$ours_dev" Depends)" = "librpma0 (= $version)" ] || bad "librpma-dev Depends: $(dpkg-deb -f "$ours_dev" Depends)"
 depends=$(dpkg-deb -f "$ours_bin" Depends)
-for need in libc6 libibverbs1 librdmacm1; do
+# librdmacm1t64 is Debian 13's name (the 64-bit time_t transition)
+for need in libc6 libibverbs1 'librdmacm1\(t64\)\?'; do
   echo "$depends" | grep -q "\b$need\b" || bad "librpma0 Depends lacks $need: $depends"
 done
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# deb-install-guest.sh SOURCE-ROOT DEBIAN-LIBRPMA0.deb DEBIAN-LIBRPMA-DEV.deb -- the guest side of
-# deb-install.sh (see there); runs as root on rxe0, in a throw-away overlay.
+# deb-install-guest.sh SOURCE-ROOT DEBIAN-LIBRPMA0.deb DEBIAN-LIBRPMA-DEV.deb OUR-DEB-DIR -- the guest
+# side of deb-install.sh (see there); runs as root on rxe0, in a throw-away overlay.
 set -u
-root=$1 debian_debs=("$2" "$3")
+root=$1 debian_debs=("$2" "$3") debs=$4
 multiarch=$(gcc -dumpmachine)
 syslib=/usr/lib/$multiarch/librpma.so.0
 work=$(mktemp -d)
@@ -11,8 +11,8 @@ bad() { echo "FAIL: $*"; fail=1; }
 step() { echo "== $* (at ${SECONDS} s)"; }
 build_id() { readelf -n "$1" | awk '/Build ID/ {print $3}'; }
 
-ours_bin=$(ls "$root"/build/deb/librpma0_*_amd64.deb | head -1)
-ours_dev=$(ls "$root"/build/deb/librpma-dev_*_amd64.deb | head -1)
+ours_bin=$(ls "$debs"/librpma0_*_amd64.deb | head -1)
+ours_dev=$(ls "$debs"/librpma-dev_*_amd64.deb | head -1)
 dpkg-deb -x "$ours_bin" "$work/ours"
 ours_id=$(build_id "$work"/ours/usr/lib/*/librpma.so.0)
 debian_id=$(build_id "$syslib")

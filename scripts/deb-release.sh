@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# deb-release.sh -- build librpma0 and librpma-dev the way Debian's build
+# daemons do: in a clean chroot of one release, with only that release's
+# packages, and with the build step cut off from the network.
+#
+# usage: scripts/deb-release.sh bookworm|trixie OUT-DIR
+#
+# The chroot is mmdebstrap's buildd variant of the release (with its -updates
+# and security suites, unless MIRROR names one source) plus the source's
+# Build-Depends, resolved by `apt-get build-dep` over debian/control: the
+# release's own Rust toolchain and the crates as librust-*-dev packages, whose
+# sources land in /usr/share/cargo/registry. It is built once per release and
+# Build-Depends (about 1-3 min and 250 MB of packages) and cached in
+# RXE_CACHE_ROOT (default ~/.cache/librpma-rs)/deb-RELEASE; every build runs
+# in a fresh copy of it. The source is this tree's files (tracked and
+# untracked, less what git ignores). `dpkg-buildpackage -b` runs in new
+# network, mount and PID namespaces (`unshare -n`: no interface but a
+# loopback that is down), so cargo can only take crates from the Debian
+# registry (debian/rules). lintian checks the result inside the chroot, with
+# the release's own lintian. The packages, .buildinfo, .changes and the build
+# log go to OUT-DIR. Root only (chroot, mknod).
+set -euo pipefail
+
+release=${1:-}
+out=${2:-}
+case $release in bookworm | trixie) ;; *) sed -n '2,${/^#/!q;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
+[ -n "$out" ] || { sed -n '2,${/^#/!q;s/^# \{0,1\}//p}' "$0"; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "deb-release: needs root (chroot)" >&2; exit 1; }
+cd "$(dirname "$0")/.."
+say() { echo "deb-release: $*" >&2; }
+
+cache=${RXE_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/librpma-rs}/deb-$release
+root=$cache/root
+# The chroot is made again when the Build-Depends change.
+stamp="$release $(sed -n '/^Build-Depends:/,/^[A-Z]/p' debian/control | tr -s ' \n' ' ')"
+if ! { [ -f "$cache/stamp" ] && [ "$(cat "$cache/stamp")" = "$stamp" ] && [ -d "$root/usr" ]; }; then
+  command -v mmdebstrap >/dev/null || {
+    say "installing mmdebstrap"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
+  }
+  say "building the clean $release chroot in $root (first use only)"
+  mkdir -p "$cache"
+  rm -rf "$root" "$root.tmp" "$cache/stamp"
+  mmdebstrap --quiet --variant=buildd --include=lintian \
+    --customize-hook='mkdir -p "$1/tmp/deps"' \
+    --customize-hook='copy-in debian /tmp/deps' \
+    --customize-hook='chroot "$1" env DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -qq /tmp/deps >/dev/null' \
+    --customize-hook='rm -rf "$1/tmp/deps"' \
+    "$release" "$root.tmp" ${MIRROR:+"$MIRROR"} >&2
+  mv "$root.tmp" "$root"
+  echo "$stamp" >"$cache/stamp"
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/deb-$release.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cp -a "$root" "$work/root"
+src=$work/root/build/rpma-rs
+mkdir -p "$src"
+git ls-files -z -co --exclude-standard | tar -c --null -T - | tar -x -C "$src"
+
+say "$release: dpkg-buildpackage -b with no network"
+set +e
+unshare --net --mount --pid --fork --mount-proc="$work/root/proc" \
+  chroot "$work/root" /bin/sh -c '
+    set -e
+    echo "network interfaces: $(sed -n "s/^ *\([a-z0-9]*\):.*/\1/p" /proc/net/dev | tr "\n" " ")"
+    cd /build/rpma-rs
+    DEB_BUILD_OPTIONS="parallel=$(nproc)" dpkg-buildpackage -b -us -uc
+    cd /build
+    lintian --fail-on error ./*.changes
+  ' >"$work/build.log" 2>&1
+rc=$?
+set -e
+mkdir -p "$out"
+rm -f "$out"/*.deb "$out"/*.ddeb "$out"/*.changes "$out"/*.buildinfo
+cp "$work/build.log" "$out/build.log"
+if [ $rc -ne 0 ]; then
+  tail -40 "$work/build.log" >&2
+  say "$release: the build failed (log: $out/build.log)"
+  exit 1
+fi
+cp "$work"/root/build/*.deb "$work"/root/build/*.changes "$work"/root/build/*.buildinfo "$out"/
+cp "$work"/root/build/*.ddeb "$out"/ 2>/dev/null || true
+grep -E '^(network interfaces|dpkg-deb: building)' "$out/build.log" >&2 || true
+say "$release: packages in $out"
