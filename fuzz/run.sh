@@ -6,9 +6,19 @@
 #   fuzz/run.sh [SECONDS [TARGET...]]
 #
 # (all targets unless some are named)
-# Needs cargo-fuzz (cargo install cargo-fuzz). On a stable toolchain the
-# nightly flags cargo fuzz passes (-Zsanitizer=address, ...) are allowed
-# through RUSTC_BOOTSTRAP=1.
+# Needs cargo-fuzz (cargo install --locked cargo-fuzz; with Debian 13's
+# rustc 1.85, cargo-fuzz@0.13.1). On a stable toolchain the nightly flags
+# cargo fuzz passes (-Zsanitizer=address, ...) are allowed through
+# RUSTC_BOOTSTRAP=1.
+#
+# The targets are built with AddressSanitizer. rustup's toolchains ship its
+# runtime in the sysroot; Debian's rustc (rustc-web on Debian 12, rustc on
+# 13) does not, so there the script links compiler-rt's instead, from
+# libclang-rt-NN-dev with NN the LLVM major version in `rustc -vV` (22 for
+# Debian 12's rustc-web 1.96, 19 for Debian 13's rustc 1.85). Without that
+# package it builds with --sanitizer none: still coverage-guided, with debug
+# assertions and overflow checks, but without ASan's memory checks or leak
+# detection. The first line printed says which it did.
 #
 # Each target reads the committed seeds in corpus/<target>/ and keeps what
 # it finds in target/corpus/<target>/ (not committed; it grows across runs).
@@ -35,11 +45,38 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
 	echo "cargo-fuzz is missing: cargo install cargo-fuzz" >&2
 	exit 2
 fi
+rustc=${RUSTC:-rustc}
+host=$("$rustc" -vV | sed -n 's/^host: //p')
+sysroot=$("$rustc" --print sysroot)
 # cargo fuzz's defaults: optimised, with debug assertions and overflow
 # checks, AddressSanitizer.
-cargo fuzz build || exit 2
+build=(cargo fuzz build)
+if compgen -G "$sysroot/lib/rustlib/$host/lib/librustc-*_rt.asan.a" >/dev/null; then
+	echo "fuzz: AddressSanitizer on, runtime from rustc's sysroot" >&2
+else
+	# The runtime has to come from the LLVM rustc instruments with: the
+	# interface between the two is not stable across major versions.
+	llvm=$("$rustc" -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
+	rt=
+	for f in "/usr/lib/llvm-$llvm/lib/clang/"*"/lib/linux/libclang_rt.asan-${host%%-*}.a" \
+		"/usr/lib/llvm-$llvm/lib/clang/"*"/lib/${host%%-*}-"*"-linux-gnu/libclang_rt.asan.a"; do
+		[ -f "$f" ] && rt=$f && break
+	done
+	if [ -n "$rt" ]; then
+		echo "fuzz: AddressSanitizer on, runtime from $rt (rustc's sysroot has none)" >&2
+		# -Zexternal-clangrt: rustc would link its own, missing runtime.
+		# Linked first, where rustc puts its own: placed last (-Clink-arg),
+		# after the libraries, GNU ld 2.40 rejects its TLS relocations
+		# ("TLS transition from R_X86_64_TLSLD to R_X86_64_TPOFF32 failed").
+		RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-Zexternal-clangrt -Zpre-link-arg=-Wl,--whole-archive -Zpre-link-arg=$rt -Zpre-link-arg=-Wl,--no-whole-archive"
+		export RUSTFLAGS
+	else
+		echo "fuzz: AddressSanitizer off (rustc's sysroot has no runtime and libclang-rt-$llvm-dev is not installed): no memory checks, no leak detection" >&2
+		build+=(--sanitizer none)
+	fi
+fi
+"${build[@]}" || exit 2
 
-host=$(rustc -vV | sed -n 's/^host: //p')
 bin="$CARGO_TARGET_DIR/$host/release"
 logs="$CARGO_TARGET_DIR/fuzz-logs"
 mkdir -p "$logs"

@@ -36,6 +36,13 @@ say "$release: a minbase root with git and make"
 mmdebstrap --quiet --variant=minbase --include=git,make "$release" "$root" >"$log" 2>&1 \
   || { tail -20 "$log" >&2; say "mmdebstrap failed"; exit 1; }
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The machine's own certificate authorities (a TLS proxy's, say) are part of
+# its network, not of a new system: ca-certificates, once setup.sh installs
+# it, takes them from here, and cargo can then reach crates.io.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+fi
 mkdir -p "$root/src"
 
 say "$release: git clone, then 'make $target' as root (log: $log)"

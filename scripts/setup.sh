@@ -21,8 +21,9 @@
 # is. Where there is none, Debian's own toolchain is installed: cargo-web and
 # rustc-web on Debian 12 (1.85 in bookworm, newer in bookworm-security),
 # cargo and rustc on Debian 13; `check` adds their clippy and rustfmt, and
-# ca-certificates lets cargo reach crates.io. cargo-fuzz, for `check`, comes
-# from crates.io (`cargo install`).
+# ca-certificates lets cargo reach crates.io; for `check`, the sanitizer
+# runtime Debian's rustc lacks (libclang-rt-NN-dev, see fuzz/run.sh).
+# cargo-fuzz, for `check`, comes from crates.io (`cargo install`).
 set -euo pipefail
 
 task=${1:-}
@@ -64,41 +65,54 @@ if [ "$task" != deb-release ] && { [ -z "$cargo_path" ] || [ "$cargo_path" = /us
   [ "$task" = check ] && wanted+=("${rust_lint_pkgs[@]}")
 fi
 
-missing=()
-declare -A seen=()
-for p in "${wanted[@]}"; do
-  [ -n "${seen[$p]:-}" ] && continue
-  seen[$p]=1
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
+# not_installed PKG...: those of PKG that dpkg does not have installed
+not_installed() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"
+  done
+}
 
+# apt_install PKG...: apt-get install them, or tell a non-root user how
+apt_install() {
+  [ $# -gt 0 ] || return 0
+  if [ "$(id -u)" != 0 ]; then
+    say "'$task' needs Debian packages that are not installed. Install them with:"
+    echo "  sudo apt-get install -y --no-install-recommends $*" >&2
+    exit 1
+  fi
+  say "installing for '$task' (Debian $release): $*"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+mapfile -t missing < <(not_installed $(printf '%s\n' "${wanted[@]}" | awk '!seen[$0]++'))
 if [ -n "$print_only" ]; then
   echo "${missing[*]}"
   exit 0
 fi
+apt_install "${missing[@]}"
 
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" != 0 ]; then
-    say "'$task' needs Debian packages that are not installed. Install them with:"
-    echo "  sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
-    exit 1
-  fi
-  say "installing for '$task' (Debian $release): ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+[ "$task" = deb-release ] && exit 0
+version=$(cargo --version 2>/dev/null | awk '{print $2}')
+if [ -z "$version" ] || dpkg --compare-versions "${version%%-*}" lt 1.85; then
+  say "cargo ${version:-is missing}: Rust 1.85 or newer is needed (on Debian: ${rust_pkgs[*]})"
+  exit 1
 fi
 
-if [ "$task" != deb-release ]; then
-  version=$(cargo --version 2>/dev/null | awk '{print $2}')
-  if [ -z "$version" ] || dpkg --compare-versions "${version%%-*}" lt 1.85; then
-    say "cargo ${version:-is missing}: Rust 1.85 or newer is needed (on Debian: ${rust_pkgs[*]})"
-    exit 1
+if [ "$task" = check ]; then
+  # Debian's rustc ships no sanitizer runtime: fuzz/run.sh links
+  # compiler-rt's, of the LLVM that rustc was built with.
+  if [ "$(command -v cargo)" = /usr/bin/cargo ]; then
+    llvm=$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
+    mapfile -t missing < <(not_installed "libclang-rt-$llvm-dev")
+    apt_install "${missing[@]}"
   fi
-fi
-
-# The short fuzz runs of `make check` need cargo-fuzz.
-if [ "$task" = check ] && ! cargo fuzz --version >/dev/null 2>&1; then
-  say "installing for '$task': cargo-fuzz (cargo install)"
-  cargo install --quiet --locked cargo-fuzz
+  # The short fuzz runs need cargo-fuzz; 0.13.1 is the newest whose locked
+  # dependencies build with Rust 1.85 (Debian 13's).
+  if ! cargo fuzz --version >/dev/null 2>&1; then
+    say "installing for '$task': cargo-fuzz 0.13.1 (cargo install, crates.io)"
+    cargo install --quiet --locked cargo-fuzz@0.13.1
+  fi
 fi
 exit 0
