@@ -35,16 +35,26 @@ ours=$PWD/build/lib/librpma.so.0
 pairs="ours:ours"
 [ -e "$ref" ] && pairs="ours:ours ref:ours ours:ref"
 script=build/examples/demo-pairs.sh
+# A Debian 13 machine boots Debian 13's kernel in the guest, whose rxe
+# flushes natively and takes a flush to persistence only into persistent
+# memory (librpma(7)): the guest gets an emulated NVDIMM as memory node 1,
+# and the programs take their memory from it, as on a host with PMem.
+# shellcheck disable=SC1091
+release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+pmem_mb=0
+[ "$release" = bookworm ] || pmem_mb=1024
 {
   echo 'set -e'
+  echo 'mem=(); [ -z "${RXE_PMEM_NODE:-}" ] || mem=(numactl --membind="$RXE_PMEM_NODE")'
   for ex in connection data-path; do
     for p in $pairs; do
       s=${p%:*} c=${p#*:}
       sl=$ours; [ "$s" = ref ] && sl=$ref
       cl=$ours; [ "$c" = ref ] && cl=$ref
       echo "echo; echo '-- $ex: server: $s library, client: $c library'"
-      echo "tests-c/scripts/run-pair.sh $sl build/examples/$ex-server $cl build/examples/$ex-client"
+      echo "\"\${mem[@]}\" tests-c/scripts/run-pair.sh $sl build/examples/$ex-server $cl build/examples/$ex-client"
     done
   done
 } >"$script"
-softroce/rxe-run bash "$script"
+[ "$pmem_mb" = 0 ] || echo "   (Debian 13's kernel: the programs' memory is on an emulated NVDIMM, ${pmem_mb} MB)"
+RXE_PMEM_MB=$pmem_mb softroce/rxe-run bash "$script"

@@ -42,9 +42,13 @@ deb_pkgs=(dpkg-dev debhelper fakeroot lintian)
 check_pkgs=(g++ cmake libclang-dev librpma-dev abigail-tools groff-base man-db valgrind
   mmdebstrap "${deb_pkgs[@]}")
 
-# Debian's Rust toolchain, per release (its package names differ).
+# Debian's Rust toolchain, per release (its package names differ). Debian
+# 13's kernel flushes natively, and rxe then takes a flush to persistence
+# only into persistent memory: its demo gives the guest an emulated NVDIMM,
+# which these tools make a memory node (scripts/demo.sh).
 case $release in
-  trixie) rust_pkgs=(cargo rustc) rust_lint_pkgs=(rust-clippy rustfmt) ;;
+  trixie) rust_pkgs=(cargo rustc) rust_lint_pkgs=(rust-clippy rustfmt)
+    demo_pkgs+=(ndctl daxctl numactl) ;;
   *) rust_pkgs=(cargo-web rustc-web) rust_lint_pkgs=(rust-web-clippy rustfmt-web) ;;
 esac
 
