@@ -3,11 +3,8 @@
 #   make            build build/lib/librpma.so.0 (release)
 #   make demo       build, then show the library working (see README)
 #   make check      every test: Rust, C (ours vs Debian's librpma), ELF, header,
-#                   install, SoftRoCE
-#   make check-bare `make demo` from a fresh clone in bare Debian 12 and 13 roots
-#   make check-deb-release
-#                   the packages built in clean Debian 12 and 13 chroots, offline,
-#                   through the package checks
+#                   install, SoftRoCE, packages built as Debian builds them,
+#                   `make demo` on bare Debian 12 and 13 roots
 #   make install    PREFIX=/usr/local [DESTDIR=] [LIBDIR=$(PREFIX)/lib] [NO_BUILD=1: install what is built]
 #   make header     regenerate include/librpma.h from crates/librpma
 #   make bindings   regenerate crates/rpma-sys/src/bindings.rs from Debian 13's rdma-core headers
@@ -35,7 +32,7 @@ BUILD   := build
 LIB     := $(BUILD)/lib/librpma.so.0
 CTEST_DIR := $(BUILD)/tests-c
 
-.PHONY: all lib fault-lib rust-bins demo check check-bare check-deb-release check-rust check-c check-deb header bindings deb trixie-root \
+.PHONY: all lib fault-lib rust-bins demo check check-rust check-c check-deb header bindings deb trixie-root \
 	install uninstall clean FORCE
 
 all: lib
@@ -65,22 +62,6 @@ demo:
 check:
 	scripts/setup.sh check
 	$(MAKE) check-rust deb check-c
-
-# Slower than `make check`, so outside it: `make demo` from a fresh clone in a
-# bare Debian 12 and a bare Debian 13 root (scripts/bare-test.sh), and the
-# packages built as Debian builds them, in clean chroots with no network,
-# through the deb.files and deb.install checks.
-check-bare:
-	scripts/bare-test.sh bookworm
-	scripts/bare-test.sh trixie
-
-check-deb-release:
-	$(MAKE) deb RELEASE=bookworm
-	$(MAKE) deb RELEASE=trixie
-	tests-c/scripts/check-deb.sh $(CURDIR) $(BUILD)/deb-bookworm
-	tests-c/scripts/check-deb.sh $(CURDIR) $(BUILD)/deb-trixie
-	tests-c/scripts/deb-install.sh $(CURDIR) $(BUILD)/deb-bookworm
-	RXE_STACK=trixie tests-c/scripts/deb-install.sh $(CURDIR) $(BUILD)/deb-trixie
 
 # The Debian 13 root of the SoftRoCE harness (cached); its rdma-core headers
 # are the ones the committed bindings are generated from.

@@ -29,9 +29,10 @@ done
 # run_pairs ID: every pair with no LD_* variable; the loader must have
 # initialised $syslib, and that file must have build-id ID
 run_pairs() {
-  local want=$1 ex
+  local want=$1 ex mem=()
+  [ -z "${RXE_PMEM_NODE:-}" ] || mem=(numactl --membind="$RXE_PMEM_NODE")
   for ex in connection data-path; do
-    RUN_PAIR_SYSTEM=1 "$root/tests-c/scripts/run-pair.sh" "$syslib" "$work/$ex-server" \
+    RUN_PAIR_SYSTEM=1 "${mem[@]}" "$root/tests-c/scripts/run-pair.sh" "$syslib" "$work/$ex-server" \
       "$syslib" "$work/$ex-client" >"$work/$ex.log" 2>&1 || { cat "$work/$ex.log"; bad "$ex pair"; continue; }
     grep '^run-pair:' "$work/$ex.log"
   done

@@ -45,5 +45,10 @@ else
   ref=("$work"/librpma0_*.deb "$work"/librpma-dev_*.deb)
 fi
 
+# Debian 13's kernel takes a flush to persistence (examples/data-path) only
+# into persistent memory: the guest gets an NVDIMM, and deb-install-guest.sh
+# binds the programs to it (as scripts/demo.sh does)
+pmem_mb=0
+[ "${RXE_STACK:-bookworm}" = trixie ] && pmem_mb=1024
 # a machine as users have it: every libibverbs provider stays installed
-RXE_ALL_PROVIDERS=1 "$root/softroce/rxe-run" "$here/deb-install-guest.sh" "$root" "${ref[@]}" "$debs"
+RXE_PMEM_MB=$pmem_mb RXE_ALL_PROVIDERS=1 "$root/softroce/rxe-run" "$here/deb-install-guest.sh" "$root" "${ref[@]}" "$debs"
