@@ -75,6 +75,21 @@ done
 
 work=$(mktemp -d)
 declare -A pid rc
+
+# counters: every RDMA device's port counters and its connection manager's
+# message counters, "PATH VALUE" a line (none on a machine without a
+# device). A failed run prints those that moved, which tells a lost or
+# retransmitted packet (rxe's completer_retry_err, retry_exceeded_err,
+# rcvd_seq_err, duplicate_request) from a completion that never came, and
+# shows which connection messages were resent or rejected (cm_tx_retries/*,
+# cm_tx_msgs/rej, cm_rx_msgs/rej; both sides share the guest's device).
+counters() {
+  local f
+  for f in /sys/class/infiniband/*/ports/*/hw_counters/* /sys/class/infiniband_cm/*/*/cm_*/*; do
+    [ -r "$f" ] && echo "${f#/sys/class/} $(cat "$f" 2>/dev/null)"
+  done
+}
+counters >"$work/counters.before"
 cleanup() {
   local p
   for p in "${pid[@]}"; do kill "$p" 2>/dev/null; done
@@ -180,6 +195,12 @@ for side in server client; do
   [ "${rc[$side]}" = 0 ] || status=1
   echo "$line"
 done
+if [ $status -ne 0 ] && [ -s "$work/counters.before" ]; then
+  counters >"$work/counters.after"
+  echo "run-pair: device counters that moved during the run:" \
+    "$(awk 'NR == FNR { was[$1] = $2; next } $2 != was[$1] { printf " %s +%d", $1, $2 - was[$1] }' \
+      "$work/counters.before" "$work/counters.after")"
+fi
 for side in server client; do
   echo "---- $side output ----"
   cat "$work/$side.out" 2>/dev/null
