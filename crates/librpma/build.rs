@@ -3,6 +3,7 @@
 //! committed `librpma.map`.
 
 use std::env;
+use std::fmt::Write;
 use std::fs;
 use std::path::PathBuf;
 
@@ -49,10 +50,10 @@ fn main() {
         "cargo:rustc-cdylib-link-arg=-Wl,--version-script={}",
         script.display()
     );
-    let asm: String = names
-        .iter()
-        .map(|n| format!(".symver {n}, {n}@@{node}\n"))
-        .collect();
+    let mut asm = String::new();
+    for n in &names {
+        writeln!(asm, ".symver {n}, {n}@@{node}").expect("writing to a String cannot fail");
+    }
     fs::write(out.join("symver.s"), asm).expect("write symver.s");
 }
 
