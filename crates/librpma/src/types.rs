@@ -37,7 +37,7 @@ pub const RPMA_MR_USAGE_SEND: c_int = 1 << 6;
 pub const RPMA_MR_USAGE_RECV: c_int = 1 << 7;
 
 pub const RPMA_F_COMPLETION_ON_ERROR: c_int = 1 << 0;
-pub const RPMA_F_COMPLETION_ALWAYS: c_int = 1 << 1 | RPMA_F_COMPLETION_ON_ERROR;
+pub const RPMA_F_COMPLETION_ALWAYS: c_int = (1 << 1) | RPMA_F_COMPLETION_ON_ERROR;
 
 pub const RPMA_ATOMIC_WRITE_ALIGNMENT: c_int = 8;
 
