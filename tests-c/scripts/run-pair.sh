@@ -85,7 +85,8 @@ declare -A pid rc
 # cm_tx_msgs/rej, cm_rx_msgs/rej; both sides share the guest's device).
 counters() {
   local f
-  for f in /sys/class/infiniband/*/ports/*/hw_counters/* /sys/class/infiniband_cm/*/*/cm_*/*; do
+  # (the connection manager's are under each port since Linux 5.14)
+  for f in /sys/class/infiniband/*/ports/*/hw_counters/* /sys/class/infiniband/*/ports/*/cm_*/*; do
     [ -r "$f" ] && echo "${f#/sys/class/} $(cat "$f" 2>/dev/null)"
   done
 }
