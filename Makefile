@@ -1,6 +1,9 @@
 # librpma (Rust) -- build, test, install.
 #
 #   make            build build/lib/librpma.so.0 (release)
+#   make ARCH=arm64|ppc64el|riscv64 [RELEASE=bookworm|trixie]
+#                   cross-build build/ARCH/librpma.so.0 with Debian's toolchain
+#                   (the packages as `make deb ARCH=...` makes them)
 #   make demo       build, then show the library working (see README)
 #   make check      every test: Rust, C (ours vs Debian's librpma), ELF, header,
 #                   install, SoftRoCE, packages built as Debian builds them
@@ -11,6 +14,11 @@
 #   make deb        build the librpma0 and librpma-dev packages into build/deb
 #   make deb RELEASE=bookworm|trixie
 #                   the same as Debian builds them: clean chroot, offline (build/deb-RELEASE)
+#   make deb ARCH=arm64|ppc64el|riscv64 [RELEASE=...]
+#                   cross-built as Debian cross-builds (build/deb-RELEASE-ARCH);
+#                   RELEASE defaults to this machine's, riscv64's to trixie
+#   make check-arch every architecture: cross-build, ELF identity and abidiff
+#                   against Debian's librpma0:ARCH, api.* under qemu-user
 #
 # demo, check and deb first install what the machine lacks (scripts/setup.sh).
 
@@ -32,12 +40,32 @@ BUILD   := build
 LIB     := $(BUILD)/lib/librpma.so.0
 CTEST_DIR := $(BUILD)/tests-c
 
-.PHONY: all lib fault-lib rust-bins demo check check-bare check-rust check-c check-deb header bindings deb trixie-root \
+.PHONY: all lib cross fault-lib check-arch rust-bins demo check check-bare check-rust check-c check-deb header bindings deb trixie-root \
 	install uninstall clean FORCE
 
+# A cross-build (ARCH) is made the way Debian makes one, in a chroot of the
+# release (scripts/deb-release.sh); RELEASE defaults to this machine's,
+# riscv64's to trixie (Debian 12 has no riscv64 port).
+ARCH    ?=
+HOST_RELEASE := $(shell . /etc/os-release 2>/dev/null && echo $$VERSION_CODENAME)
+ifneq ($(ARCH),)
+RELEASE ?= $(if $(filter riscv64,$(ARCH)),trixie,$(HOST_RELEASE))
+endif
+CROSS_OUT = $(BUILD)/deb-$(RELEASE)-$(ARCH)
+
+ifeq ($(ARCH),)
 all: lib
+else
+all: cross
+endif
 
 lib: $(LIB)
+
+cross:
+	scripts/setup.sh deb-release
+	scripts/deb-release.sh $(RELEASE) $(CROSS_OUT) $(ARCH)
+	mkdir -p $(BUILD)/$(ARCH)
+	cp $(CROSS_OUT)/librpma.so.0 $(BUILD)/$(ARCH)/librpma.so.0
 
 # The workspace's crates: rpma-sys (bindings), rpma (core), librpma (the C
 # face, whose cdylib is target/release/librpma.so).
@@ -69,6 +97,17 @@ check-bare:
 	scripts/bare-test.sh bookworm
 	scripts/bare-test.sh trixie
 
+# Outside `make check` for CI time (each architecture's chroot, cross-build
+# and emulated runs take minutes): every architecture Debian ships librpma0
+# on, on each release that ships it. ppc64el on Debian 13 waits for the
+# archive (README, "Architectures").
+ARCH_BUILDS ?= bookworm:arm64 bookworm:ppc64el trixie:arm64 trixie:riscv64
+check-arch:
+	fail=; for rb in $(ARCH_BUILDS); do \
+	  { $(MAKE) cross RELEASE=$${rb%%:*} ARCH=$${rb##*:} && \
+	    scripts/arch-check.sh $${rb%%:*} $${rb##*:}; } || fail="$$fail $$rb"; \
+	done; [ -z "$$fail" ] || { echo "check-arch: failed:$$fail"; exit 1; }
+
 # The Debian 13 root of the SoftRoCE harness (cached); its rdma-core headers
 # are the ones the committed bindings are generated from.
 trixie-root:
@@ -96,7 +135,7 @@ header:
 	RPMA_UPDATE_HEADER=1 $(CARGO) test -p librpma --test header
 
 bindings: trixie-root
-	RPMA_UPDATE_BINDINGS=1 $(CARGO) test -p rpma-sys --test bindings
+	RPMA_UPDATE_BINDINGS=1 RPMA_BINDINGS_ALL_TARGETS=1 $(CARGO) test -p rpma-sys --test bindings
 
 # Binary packages with Debian's own tools. A plain `make deb` builds on this
 # machine with its cargo and crates.io (build profile
@@ -108,7 +147,9 @@ bindings: trixie-root
 DEB_VERSION = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
 RELEASE ?=
 deb:
-ifeq ($(RELEASE),)
+ifneq ($(ARCH),)
+	$(MAKE) cross ARCH=$(ARCH) RELEASE=$(RELEASE)
+else ifeq ($(RELEASE),)
 	scripts/setup.sh deb
 	dpkg-buildpackage -b -us -uc -Ppkg.rpma-rs.upstream-cargo
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb

@@ -3,7 +3,15 @@
 # daemons do: in a clean chroot of one release, with only that release's
 # packages, and with the build step cut off from the network.
 #
-# usage: scripts/deb-release.sh bookworm|trixie OUT-DIR
+# usage: scripts/deb-release.sh bookworm|trixie OUT-DIR [ARCH]
+#
+# ARCH (default amd64, the build machine's) cross-builds the packages of
+# another architecture the way Debian cross-builds: `dpkg-buildpackage -a
+# ARCH` in a chroot with that architecture added (multiarch), its
+# crossbuild-essential, and the Build-Depends resolved for it (`apt-get
+# build-dep -a ARCH`): the build machine's rustc and cargo, the target's
+# Rust standard library (libstd-rust-dev, or libstd-rust-web-dev on Debian
+# 12), libibverbs-dev and librdmacm-dev. riscv64 is in Debian 13 only.
 #
 # The chroot is mmdebstrap's buildd variant of the release (with its -updates
 # and security suites, unless MIRROR names one source) plus the source's
@@ -23,16 +31,28 @@ set -euo pipefail
 
 release=${1:-}
 out=${2:-}
-case $release in bookworm | trixie) ;; *) sed -n '2,${/^#/!q;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
+arch=${3:-amd64}
+usage() { sed -n '2,${/^#/!q;s/^# \{0,1\}//p}' "$0"; exit 2; }
+case $release in bookworm | trixie) ;; *) usage ;; esac
+case $release/$arch in */amd64 | */arm64 | */ppc64el | trixie/riscv64) ;; *)
+  echo "deb-release: no $arch in $release's librpma0 architectures" >&2; exit 2 ;;
+esac
 [ -n "$out" ] || { sed -n '2,${/^#/!q;s/^# \{0,1\}//p}' "$0"; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "deb-release: needs root (chroot)" >&2; exit 1; }
 cd "$(dirname "$0")/.."
 say() { echo "deb-release: $*" >&2; }
 
-cache=${RXE_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/librpma-rs}/deb-$release
+suffix=$release
+[ "$arch" = amd64 ] || suffix=$release-$arch
+cache=${RXE_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/librpma-rs}/deb-$suffix
 root=$cache/root
+cross=() build_arch=()
+if [ "$arch" != amd64 ]; then
+  cross=(--architectures=amd64,"$arch" --include=crossbuild-essential-"$arch")
+  build_arch=(-a "$arch")
+fi
 # The chroot is made again when the Build-Depends change.
-stamp="$release $(sed -n '/^Build-Depends:/,/^[A-Z]/p' debian/control | tr -s ' \n' ' ')"
+stamp="$release $arch $(sed -n '/^Build-Depends:/,/^[A-Z]/p' debian/control | tr -s ' \n' ' ')"
 if ! { [ -f "$cache/stamp" ] && [ "$(cat "$cache/stamp")" = "$stamp" ] && [ -d "$root/usr" ]; }; then
   command -v mmdebstrap >/dev/null || {
     say "installing mmdebstrap"
@@ -41,31 +61,31 @@ if ! { [ -f "$cache/stamp" ] && [ "$(cat "$cache/stamp")" = "$stamp" ] && [ -d "
   say "building the clean $release chroot in $root (first use only)"
   mkdir -p "$cache"
   rm -rf "$root" "$root.tmp" "$cache/stamp"
-  mmdebstrap --quiet --variant=buildd --include=lintian \
+  mmdebstrap --quiet --variant=buildd --include=lintian "${cross[@]}" \
     --customize-hook='mkdir -p "$1/tmp/deps"' \
     --customize-hook='copy-in debian /tmp/deps' \
-    --customize-hook='chroot "$1" env DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -qq /tmp/deps >/dev/null' \
+    --customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive apt-get build-dep ${build_arch[*]} -y -qq /tmp/deps >/dev/null" \
     --customize-hook='rm -rf "$1/tmp/deps"' \
     "$release" "$root.tmp" ${MIRROR:+"$MIRROR"} >&2
   mv "$root.tmp" "$root"
   echo "$stamp" >"$cache/stamp"
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/deb-$release.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/deb-$suffix.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cp -a "$root" "$work/root"
 src=$work/root/build/rpma-rs
 mkdir -p "$src"
 git ls-files -z -co --exclude-standard | tar -c --null -T - | tar -x -C "$src"
 
-say "$release: dpkg-buildpackage -b with no network"
+say "$release $arch: dpkg-buildpackage -b${build_arch:+ ${build_arch[*]}} with no network"
 set +e
 unshare --net --mount --pid --fork --mount-proc="$work/root/proc" \
-  chroot "$work/root" /bin/sh -c '
+  chroot "$work/root" env BUILD_ARCH="${build_arch[*]}" /bin/sh -c '
     set -e
     echo "network interfaces: $(sed -n "s/^ *\([a-z0-9]*\):.*/\1/p" /proc/net/dev | tr "\n" " ")"
     cd /build/rpma-rs
-    DEB_BUILD_OPTIONS="parallel=$(nproc)" dpkg-buildpackage -b -us -uc
+    DEB_BUILD_OPTIONS="parallel=$(nproc) nocheck" dpkg-buildpackage $BUILD_ARCH -b -us -uc
     cd /build
     lintian --fail-on error ./*.changes
   ' >"$work/build.log" 2>&1
@@ -76,10 +96,12 @@ rm -f "$out"/*.deb "$out"/*.ddeb "$out"/*.changes "$out"/*.buildinfo
 cp "$work/build.log" "$out/build.log"
 if [ $rc -ne 0 ]; then
   tail -40 "$work/build.log" >&2
-  say "$release: the build failed (log: $out/build.log)"
+  say "$release $arch: the build failed (log: $out/build.log)"
   exit 1
 fi
 cp "$work"/root/build/*.deb "$work"/root/build/*.changes "$work"/root/build/*.buildinfo "$out"/
 cp "$work"/root/build/*.ddeb "$out"/ 2>/dev/null || true
 grep -E '^(network interfaces|dpkg-deb: building)' "$out/build.log" >&2 || true
-say "$release: packages in $out"
+# the library as built, before dh_strip: what `make ARCH=...` hands out
+cp "$work"/root/build/rpma-rs/build/lib/librpma.so.0 "$out"/
+say "$release $arch: packages in $out"

@@ -26,6 +26,12 @@ fn main() {
     // other architecture's link through gcc with the system's default
     // linker, so the `lld` package is a build dependency.
     println!("cargo:rustc-cdylib-link-arg=-fuse-ld=lld");
+    // A cross gcc looks for the unprefixed `ld.lld` only in its own folders
+    // and in those given with -B, never on PATH: given the folder of the
+    // lld package's linker, every gcc finds it.
+    if let Some(dir) = lld_dir() {
+        println!("cargo:rustc-cdylib-link-arg=-B{}", dir.display());
+    }
     for arg in [
         "-Wl,--push-state,--no-as-needed",
         "-libverbs",
@@ -55,6 +61,19 @@ fn main() {
         writeln!(asm, ".symver {n}, {n}@@{node}").expect("writing to a String cannot fail");
     }
     fs::write(out.join("symver.s"), asm).expect("write symver.s");
+}
+
+/// The folder that really holds the `ld.lld` found on PATH (the lld
+/// package's /usr/bin/ld.lld links into LLVM's own bin folder, which holds
+/// nothing but LLVM tools).
+fn lld_dir() -> Option<PathBuf> {
+    println!("cargo:rerun-if-env-changed=PATH");
+    let path = env::var_os("PATH")?;
+    env::split_paths(&path)
+        .map(|d| d.join("ld.lld"))
+        .find(|f| f.is_file())
+        .and_then(|f| fs::canonicalize(f).ok())
+        .and_then(|f| f.parent().map(PathBuf::from))
 }
 
 include!("map.rs");

@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
 # check-elf.sh OURS.so REFERENCE.so
 #
-# The ELF identity of a drop-in: SONAME librpma.so.0, NEEDED libibverbs.so.1
-# and librdmacm.so.1, the version node LIBRPMA_1.0, and every defined dynamic
-# symbol an upstream rpma_* function at @@LIBRPMA_1.0 (nothing else leaks),
-# all 84 of them, and abidiff against the C library finds no difference.
+# The ELF identity of a drop-in: the reference's ELF class, byte order,
+# machine and ABI flags (the same architecture and ABI), SONAME
+# librpma.so.0, NEEDED libibverbs.so.1 and librdmacm.so.1, the version node
+# LIBRPMA_1.0, and every defined dynamic symbol an upstream rpma_* function
+# at @@LIBRPMA_1.0 (nothing else leaks), all 84 of them, and abidiff against
+# the C library finds no difference. The reference is the C library of the
+# same architecture (Debian's librpma0:ARCH for a cross-build).
 set -u
 ours=$1 ref=$2
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
+
+header() { readelf -h "$1" | grep -E '^ *(Class|Data|Machine|Flags|OS/ABI):' | tr -s ' '; }
+if [ "$(header "$ours")" = "$(header "$ref")" ]; then
+  echo "ELF header as the reference's:$(header "$ours" | sed -n 's/^ Machine: */ /p')"
+else
+  bad "ELF header differs from the reference's:"; diff <(header "$ref") <(header "$ours")
+fi
 
 soname=$(readelf -d "$ours" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = librpma.so.0 ] || bad "SONAME is '$soname', expected librpma.so.0"

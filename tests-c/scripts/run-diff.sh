@@ -13,6 +13,8 @@
 # extra VAR=VALUE words for our run. RUN_DIFF_KEEP names a folder that gets
 # each side's stdout as NAME.ours / NAME.ref (scripts/obs-compare.sh uses it
 # to hold two versions of the suite to the same observations).
+# RUN_DIFF_WRAP names a program that runs the binary (qemu-user for
+# another architecture's, scripts/arch-check.sh).
 set -u
 bin=$1 ours=$2 ref=$3
 name=$(basename "$bin")
@@ -26,7 +28,7 @@ for side in ours ref; do
   # failed): it gets a minute
   bound=()
   [ -n "${RUN_DIFF_REF_FAILS:-}" ] && [ $side = ref ] && bound=(timeout -k 5 60)
-  "${bound[@]}" env "${extra[@]}" LD_LIBRARY_PATH="$dir" RPMA_TEST_EXPECT_LIB="$dir/librpma.so.0" "$bin" >"$work/$side.out" 2>"$work/$side.err"
+  "${bound[@]}" env "${extra[@]}" LD_LIBRARY_PATH="$dir" RPMA_TEST_EXPECT_LIB="$dir/librpma.so.0" ${RUN_DIFF_WRAP:-} "$bin" >"$work/$side.out" 2>"$work/$side.err"
   rc=$?
   if [ -n "${RUN_DIFF_REF_FAILS:-}" ] && [ $side = ref ]; then
     echo "$name [ref] exit $rc, $(tail -1 "$work/$side.out"); known to fail here: $RUN_DIFF_REF_FAILS"
