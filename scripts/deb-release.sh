@@ -46,9 +46,17 @@ suffix=$release
 [ "$arch" = amd64 ] || suffix=$release-$arch
 cache=${RXE_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/librpma-rs}/deb-$suffix
 root=$cache/root
-cross=() build_arch=()
+cross=() cross_hooks=() build_arch=()
 if [ "$arch" != amd64 ]; then
+  # apt resolves the compiler's and the standard library's alternatives
+  # (the plain and the -web builds) each on its own, and may pair one's
+  # compiler with the other's library (seen on Debian 13): the target's
+  # standard library is then made the one of the compiler installed.
+  match_std='set -e; c=rustc; dpkg -s rustc-web >/dev/null 2>&1 && c=rustc-web
+    v=$(dpkg-query -W -f "\${Version}" $c); s=libstd-rust-dev; [ $c = rustc ] || s=libstd-rust-web-dev
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$s:'"$arch"'=$v" >/dev/null'
   cross=(--architectures=amd64,"$arch" --include=crossbuild-essential-"$arch")
+  cross_hooks=(--customize-hook="chroot \"\$1\" sh -c '$match_std'")
   build_arch=(-a "$arch")
 fi
 # The chroot is made again when the Build-Depends change.
@@ -65,7 +73,7 @@ if ! { [ -f "$cache/stamp" ] && [ "$(cat "$cache/stamp")" = "$stamp" ] && [ -d "
     --customize-hook='mkdir -p "$1/tmp/deps"' \
     --customize-hook='copy-in debian /tmp/deps' \
     --customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive apt-get build-dep ${build_arch[*]} -y -qq /tmp/deps >/dev/null" \
-    --customize-hook='rm -rf "$1/tmp/deps"' \
+    --customize-hook='rm -rf "$1/tmp/deps"' "${cross_hooks[@]}" \
     "$release" "$root.tmp" ${MIRROR:+"$MIRROR"} >&2
   mv "$root.tmp" "$root"
   echo "$stamp" >"$cache/stamp"

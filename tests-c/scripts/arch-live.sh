@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# arch-live.sh RELEASE arm64 -- every client/server example on a live
+# SoftRoCE device of another architecture: an arm64 guest of the release
+# (RXE_ARCH=arm64 softroce/rxe-run), each example (and its variants) in the
+# four pairings of our cross-built librpma.so.0 (`make deb ARCH=arm64
+# RELEASE=...`, build/deb-RELEASE-arm64) and Debian's C librpma0 of that
+# architecture, which the guest's root (softroce/stack-root RELEASE arm64)
+# has installed. The examples are built on this machine with Debian's cross
+# compiler (gcc-aarch64-linux-gnu) against our header, as a program built
+# for the C library would be. Prints one "@@test end NAME RC" line a test
+# (rxe-suite-guest.sh) and a summary; exits 0 only when every test passed.
+set -euo pipefail
+release=${1:-} arch=${2:-}
+[ -n "$release" ] && [ "$arch" = arm64 ] || { sed -n '2,${/^#/!q;s/^# \{0,1\}//p}' "$0"; exit 2; }
+cd "$(dirname "$0")/../.."
+say() { echo "arch-live: $*" >&2; }
+
+lib=build/deb-$release-$arch/librpma.so.0
+[ -f "$lib" ] || { say "no $lib: run make deb ARCH=$arch RELEASE=$release"; exit 1; }
+triplet=aarch64-linux-gnu
+command -v $triplet-gcc >/dev/null || { say "no $triplet-gcc (gcc-aarch64-linux-gnu)"; exit 1; }
+root=$(softroce/stack-root "$release" "$arch")
+out=$PWD/build/$arch-live-$release
+rm -rf "$out" && mkdir -p "$out/ours" "$out/ref" "$out/bin"
+cp "$lib" "$out/ours/" && ln -s librpma.so.0 "$out/ours/librpma.so"
+# the C library as the guest sees it, in a folder of its own (run-pair.sh)
+ln -s "/usr/lib/$triplet/librpma.so.0" "$out/ref/librpma.so.0"
+
+manifest=$out/manifest
+: >"$manifest"
+pair=$PWD/tests-c/scripts/run-pair.sh
+for dir in examples/*/; do
+  ex=$(basename "$dir")
+  [ -f "$dir/server.c" ] && [ -f "$dir/client.c" ] || continue
+  for role in server client; do
+    $triplet-gcc -std=gnu99 -Wall -Wextra -Werror -pthread -Iinclude "$dir/$role.c" \
+      -L"$out/ours" -lrpma -Wl,-rpath-link,"$root/usr/lib/$triplet" -o "$out/bin/${ex}_$role"
+  done
+  runs=("$ex|")
+  if [ -f "$dir/variants" ]; then
+    while read -r vname vargs; do
+      [[ $vname =~ ^[a-z] ]] && runs+=("$ex-$vname|$vargs")
+    done <"$dir/variants"
+  fi
+  for run in "${runs[@]}"; do
+    name=${run%%|*} args=${run#*|}
+    for s in ours ref; do
+      for c in ours ref; do
+        printf '%s\t%s\n' "$arch.example.$name.server-$s.client-$c" \
+          "$pair $out/$s/librpma.so.0 $out/bin/${ex}_server $out/$c/librpma.so.0 $out/bin/${ex}_client $args" >>"$manifest"
+      done
+    done
+  done
+done
+say "$(wc -l <"$manifest") example runs on an arm64 guest of Debian $release"
+set +e
+RXE_ARCH=$arch RXE_STACK=$release RXE_TIMEOUT=${RXE_TIMEOUT:-3600} \
+  softroce/rxe-run tests-c/scripts/rxe-suite-guest.sh "$manifest" | tee "$out/log"
+rc=${PIPESTATUS[0]}
+set -e
+total=$(wc -l <"$manifest")
+passed=$(grep -c '^@@test end .* 0$' "$out/log" || true)
+say "$passed of $total passed (log: $out/log)"
+grep '^@@test end .* [1-9][0-9]*$' "$out/log" | sed 's/^@@test end /FAILED: /' >&2 || true
+[ "$rc" = 0 ] && [ "$passed" = "$total" ]
