@@ -34,15 +34,18 @@ qemu_arch=$(chroot "$root" dpkg-architecture -a "$arch" -qDEB_HOST_GNU_CPU 2>/de
 case $qemu_arch in powerpc64le) qemu_arch=ppc64le ;; esac
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/arch-check.XXXXXX")
-cleanup() {
-  umount -R "$work/root/proc" "$work/root/sys" "$work/root/dev" 2>/dev/null || true
-  rm -rf "$work"
+# (the host's /proc, /sys and /dev are mounted in a mount namespace of each
+# chroot's own, and the removal would not cross into them anyway)
+trap 'rm -rf --one-file-system "$work"' EXIT
+in_root() {
+  unshare --mount --propagation private sh -c \
+    'r=$1; shift; for d in proc sys dev; do mount --rbind "/$d" "$r/$d"; done; exec chroot "$r" "$@"' \
+    in_root "$r" "$@"
 }
-trap cleanup EXIT
 cp -a "$root" "$work/root"
 r=$work/root
 say "$release $arch: qemu-user-static and Debian's librpma0:$arch"
-chroot "$r" sh -c "
+in_root sh -c "
   set -e
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
@@ -63,9 +66,8 @@ tests-c/scripts/check-elf.sh "$r/t/ours/librpma.so.0" "$r/t/ref/librpma.so.0" ||
 
 mkdir -p "$r/t/src"
 cp -a tests-c/api tests-c/common include tests-c/scripts/run-diff.sh "$r/t/src/"
-for d in proc sys dev; do mount --rbind "/$d" "$r/$d"; done
 echo "== api.* under qemu-$qemu_arch-static ($release $arch)"
-chroot "$r" env TRIPLET="$triplet" QEMU="qemu-$qemu_arch-static" bash -c '
+in_root env TRIPLET="$triplet" QEMU="qemu-$qemu_arch-static" bash -c '
   set -u
   cd /t/src
   status=0 n=0

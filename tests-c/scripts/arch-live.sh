@@ -8,7 +8,15 @@
 # has installed. The examples are built on this machine with Debian's cross
 # compiler (gcc-aarch64-linux-gnu) against our header, as a program built
 # for the C library would be. Prints one "@@test end NAME RC" line a test
-# (rxe-suite-guest.sh) and a summary; exits 0 only when every test passed.
+# (rxe-suite-guest.sh) and a summary.
+#
+# Then two hosts of different architectures on one network (softroce/rxe-pair,
+# RXE_PAIR_SERVER_ARCH/RXE_PAIR_CLIENT_ARCH): an arm64 guest and an amd64
+# guest (this machine's userland and build/tests-c's examples), the
+# examples in ARCH_LIVE_INTEROP (default: connection data-path
+# write-flush-persistent atomic-write ping-pong) in the four pairings of the
+# two libraries on each side (net-interop-guest.sh), with the server on
+# arm64 and then on amd64. Exits 0 only when every run passed.
 set -euo pipefail
 release=${1:-} arch=${2:-}
 [ -n "$release" ] && [ "$arch" = arm64 ] || { sed -n '2,${/^#/!q;s/^# \{0,1\}//p}' "$0"; exit 2; }
@@ -34,7 +42,7 @@ for dir in examples/*/; do
   [ -f "$dir/server.c" ] && [ -f "$dir/client.c" ] || continue
   for role in server client; do
     $triplet-gcc -std=gnu99 -Wall -Wextra -Werror -pthread -Iinclude "$dir/$role.c" \
-      -L"$out/ours" -lrpma -Wl,-rpath-link,"$root/usr/lib/$triplet" -o "$out/bin/${ex}_$role"
+      -L"$out/ours" -lrpma -Wl,-rpath-link,"$root/usr/lib/$triplet" -o "$out/bin/example_${ex}_$role"
   done
   runs=("$ex|")
   if [ -f "$dir/variants" ]; then
@@ -47,7 +55,7 @@ for dir in examples/*/; do
     for s in ours ref; do
       for c in ours ref; do
         printf '%s\t%s\n' "$arch.example.$name.server-$s.client-$c" \
-          "$pair $out/$s/librpma.so.0 $out/bin/${ex}_server $out/$c/librpma.so.0 $out/bin/${ex}_client $args" >>"$manifest"
+          "$pair $out/$s/librpma.so.0 $out/bin/example_${ex}_server $out/$c/librpma.so.0 $out/bin/example_${ex}_client $args" >>"$manifest"
       done
     done
   done
@@ -62,4 +70,28 @@ total=$(wc -l <"$manifest")
 passed=$(grep -c '^@@test end .* 0$' "$out/log" || true)
 say "$passed of $total passed (log: $out/log)"
 grep '^@@test end .* [1-9][0-9]*$' "$out/log" | sed 's/^@@test end /FAILED: /' >&2 || true
-[ "$rc" = 0 ] && [ "$passed" = "$total" ]
+status=0
+[ "$rc" = 0 ] && [ "$passed" = "$total" ] || status=1
+
+# two architectures on one network
+amd64_build=$PWD/build/tests-c
+multiarch=$(gcc -dumpmachine)
+read -r -a examples <<<"${ARCH_LIVE_INTEROP:-connection data-path write-flush-persistent atomic-write ping-pong}"
+g=$PWD/tests-c/scripts/net-interop-guest.sh
+arm=("$out/bin" 7400 "$out/ours/librpma.so.0" "/usr/lib/$triplet/librpma.so.0" "${examples[@]}")
+x86=("$amd64_build" 7400 "$PWD/build/lib/librpma.so.0" "/usr/lib/$multiarch/librpma.so.0" "${examples[@]}")
+for server in "$arch" amd64; do
+  if [ "$server" = amd64 ]; then s=("${x86[@]}") c=("${arm[@]}") client=$arch; else s=("${arm[@]}") c=("${x86[@]}") client=amd64; fi
+  say "interop: server on $server, client on $client: ${examples[*]}"
+  set +e
+  RXE_STACK=$release RXE_PAIR_SERVER_ARCH=$server RXE_PAIR_CLIENT_ARCH=$client RXE_TIMEOUT=${RXE_TIMEOUT:-3600} \
+    softroce/rxe-pair "$g server ${s[*]}" "$g client ${c[*]}" >"$out/interop-$server" 2>&1
+  prc=$?
+  set -e
+  grep '^client| interop ' "$out/interop-$server" | sed "s/^client| /$server-server: /"
+  want=$((4 * ${#examples[@]}))
+  got=$(grep -c '^client| interop .* exit 0$' "$out/interop-$server" || true)
+  say "interop with the server on $server: $got of $want passed (log: $out/interop-$server)"
+  [ "$prc" = 0 ] && [ "$got" = "$want" ] || status=1
+done
+exit $status
