@@ -68,11 +68,27 @@ cross:
 	cp $(CROSS_OUT)/librpma.so.0 $(BUILD)/$(ARCH)/librpma.so.0
 
 # The workspace's crates: rpma-sys (bindings), rpma (core), librpma (the C
-# face, whose cdylib is target/release/librpma.so).
+# face, a static library: target/release/librpma.a). librpma.so.0 is linked
+# from it by the C compiler with librpma.map as the one version script
+# (LIBRPMA_1.0 for the 84 functions, everything else local), so any
+# GNU-compatible linker of any architecture makes it. -u takes each export's
+# code out of the archive; the libraries after rdma-core's are the ones the
+# Rust standard library of a static library needs on GNU/Linux (rustc
+# --print native-static-libs). CC and LDFLAGS come from the environment
+# (debian/rules: the cross compiler and Debian's hardening flags).
+MAP     := crates/librpma/librpma.map
+EXPORTS := $(shell sed -n 's/^[[:space:]]*\(rpma_[a-z0-9_]*\);$$/\1/p' $(MAP))
+comma   := ,
+# link_so ARCHIVE, OUTPUT
+link_so = $(CC) -shared -o $(2) -Wl,-soname,librpma.so.0 -Wl,--version-script=$(MAP) \
+	$(addprefix -Wl$(comma)-u$(comma),$(EXPORTS)) $(1) -Wl,--gc-sections -Wl,-z,relro,-z,now \
+	-Wl,--no-as-needed -libverbs -lrdmacm -Wl,--as-needed -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
+	$(LDFLAGS)
+
 $(LIB): FORCE
 	$(CARGO) build --release -p librpma
 	mkdir -p $(BUILD)/lib
-	cp $(CARGO_OUT)/librpma.so $@.tmp && mv $@.tmp $@
+	$(call link_so,$(CARGO_OUT)/librpma.a,$@.tmp) && mv $@.tmp $@
 	ln -sf librpma.so.0 $(BUILD)/lib/librpma.so
 
 # the same library with the cargo feature fault-injection (tests only)
@@ -80,7 +96,7 @@ FAULT_LIB := $(BUILD)/fault/librpma.so.0
 fault-lib: FORCE
 	$(CARGO) build --release -p librpma --features fault-injection --target-dir target/fault
 	mkdir -p $(BUILD)/fault
-	cp target/fault/release/librpma.so $(FAULT_LIB).tmp && mv $(FAULT_LIB).tmp $(FAULT_LIB)
+	$(call link_so,target/fault/release/librpma.a,$(FAULT_LIB).tmp) && mv $(FAULT_LIB).tmp $(FAULT_LIB)
 
 demo:
 	scripts/setup.sh demo

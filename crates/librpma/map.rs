@@ -1,5 +1,5 @@
-// The reader of `librpma.map`, shared by build.rs and tests/symbols.rs
-// (both `include!` it) so that the two cannot read the map differently.
+// The reader of `librpma.map`, for tests/symbols.rs (which `include!`s
+// it); the Makefile hands the map itself to the linker.
 
 /// The node's name and its `global:` symbols, in order, from a version
 /// script of one node with `/* */` comments.

@@ -5,9 +5,10 @@
 //! the library's load-time set-up; the behaviour itself lives in `rpma`.
 //!
 //! Every public `extern "C" fn` here is an upstream librpma function,
-//! listed in `librpma.map`: build.rs binds each one listed there to the
-//! version node `LIBRPMA_1.0`, and tests/symbols.rs checks that the map,
-//! these sources and include/librpma.h name the same functions.
+//! listed in `librpma.map`, the version script the Makefile links
+//! librpma.so.0 with (node `LIBRPMA_1.0`, everything else local), and
+//! tests/symbols.rs checks that the map, these sources and
+//! include/librpma.h name the same functions.
 
 pub mod conn;
 pub mod conn_cfg;
@@ -30,8 +31,6 @@ use std::ptr::NonNull;
 
 use rpma::alloc::try_box;
 use rpma::error::{Error, Result};
-
-core::arch::global_asm!(include_str!(concat!(env!("OUT_DIR"), "/symver.s")));
 
 /// Runs an entry point's body: `Ok` becomes 0, an error its `RPMA_E_*` code,
 /// and a panic `RPMA_E_UNKNOWN` instead of unwinding into C. Always inlined:

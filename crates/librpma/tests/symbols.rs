@@ -1,5 +1,5 @@
-//! `librpma.map` is the one list of what librpma.so.0 exports (build.rs
-//! versions exactly the functions it names). Nothing else checks that the
+//! `librpma.map` is the one list of what librpma.so.0 exports (the
+//! Makefile links the library with it as the version script). Nothing else checks that the
 //! list, the `#[no_mangle]` functions of this crate and the functions
 //! include/librpma.h declares agree, so this test does: a function added
 //! to one of them and forgotten in another would be exported unversioned,
