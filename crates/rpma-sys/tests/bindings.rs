@@ -127,7 +127,12 @@ fn generate(root: &Path, triplet: &str, out: &Path) -> Generated {
     let mut builder = bindgen::Builder::default()
         .header("src/wrapper.h")
         .clang_arg(format!("--target={triplet}"))
-        .clang_arg(format!("--sysroot={}", root.display()))
+        // Only the root's headers (and clang's own): with just --sysroot,
+        // clang also took a cross gcc's C library headers from this machine
+        // (gcc-aarch64-linux-gnu's, Debian 12's glibc) over the root's.
+        .clang_arg("-nostdlibinc")
+        .clang_arg(format!("-isystem{}/usr/include/{triplet}", root.display()))
+        .clang_arg(format!("-isystem{}/usr/include", root.display()))
         .allowlist_var("IBV_.*|RDMA_.*|IB_UVERBS_.*|RAI_.*")
         .allowlist_type("ibv_.*|rdma_.*")
         .prepend_enum_name(false)
