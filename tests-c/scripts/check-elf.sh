@@ -27,8 +27,10 @@ for lib in libibverbs.so.1 librdmacm.so.1; do
 done
 readelf -V "$ours" | grep -q 'Name: LIBRPMA_1.0' || bad "no version definition LIBRPMA_1.0"
 
-defined() {  # name@@version of every defined dynamic symbol
-  readelf --dyn-syms -W "$1" | awk '$1 ~ /^[0-9]+:$/ && $7 != "UND" && $8 != "" {print $8}'
+defined() {  # name@@version of every defined dynamic symbol bound beyond the object
+  # (GNU ld on arm64 also lists the LOCAL section symbols .init and .data,
+  # in the C library as in ours: nothing outside the object sees them)
+  readelf --dyn-syms -W "$1" | awk '$1 ~ /^[0-9]+:$/ && $5 != "LOCAL" && $7 != "UND" && $8 != "" {print $8}'
 }
 upstream=$(defined "$ref" | grep '^rpma_' | sort)
 exported=0
