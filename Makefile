@@ -21,7 +21,8 @@
 #                   cross-built as Debian cross-builds (build/deb-RELEASE-ARCH);
 #                   RELEASE defaults to this machine's, riscv64's to trixie
 #   make check-arch every architecture: cross-build, ELF identity and abidiff
-#                   against Debian's librpma0:ARCH, api.* under qemu-user
+#                   against Debian's librpma0:ARCH, api.* under qemu-user; the
+#                   examples on a live arm64 guest and across arm64 and amd64
 #
 # demo, check and deb first install what the machine lacks (scripts/setup.sh).
 
@@ -137,10 +138,13 @@ check-bare:
 # archive (README, "Architectures").
 ARCH_BUILDS ?= bookworm:arm64 bookworm:ppc64el trixie:arm64 trixie:riscv64
 check-arch:
+	scripts/setup.sh arch
 	fail=; for rb in $(ARCH_BUILDS); do \
 	  { $(MAKE) cross RELEASE=$${rb%%:*} ARCH=$${rb##*:} && \
 	    scripts/arch-check.sh $${rb%%:*} $${rb##*:}; } || fail="$$fail $$rb"; \
-	done; [ -z "$$fail" ] || { echo "check-arch: failed:$$fail"; exit 1; }
+	done; \
+	tests-c/scripts/arch-live.sh bookworm arm64 || fail="$$fail arm64-live"; \
+	[ -z "$$fail" ] || { echo "check-arch: failed:$$fail"; exit 1; }
 
 # The Debian 13 root of the SoftRoCE harness (cached); its rdma-core headers
 # are the ones the committed bindings are generated from.

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # setup.sh -- install what this machine lacks for one of the project's tasks.
 #
-# usage: scripts/setup.sh build|demo|check|deb|deb-release [--print]
+# usage: scripts/setup.sh build|demo|check|deb|deb-release|arch [--print]
 #
 #   build   compile build/lib/librpma.so.0 (no libclang: the bindings are committed)
 #   demo    build, plus SoftRoCE (QEMU) and Debian's C librpma to compare with
 #   check   everything `make check` runs: C tests, ABI tools, fuzzing, packaging
 #   deb     `make deb`: Debian's packaging tools
 #   deb-release  `make deb RELEASE=...`: mmdebstrap for the clean chroot
+#   arch    `make check-arch`: the above, arm64 guests (qemu-system-arm, and
+#           qemu-user through binfmt_misc for their roots' package scripts),
+#           Debian's arm64 cross compiler for the examples run there
 #   --print only print the missing Debian packages, one line, and exit
 #
 # This is the one list of what the project needs: `make demo`, `make check`,
@@ -27,7 +30,7 @@
 set -euo pipefail
 
 task=${1:-}
-case $task in build | demo | check | deb | deb-release) ;; *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
+case $task in build | demo | check | deb | deb-release | arch) ;; *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
 print_only=${2:-}
 
 say() { echo "setup: $*" >&2; }
@@ -59,12 +62,14 @@ case $task in
   deb) wanted=("${build_pkgs[@]}" "${deb_pkgs[@]}") ;;
   check) wanted=("${build_pkgs[@]}" "${demo_pkgs[@]}" "${check_pkgs[@]}") ;;
   deb-release) wanted=(mmdebstrap) ;;
+  arch) wanted=(mmdebstrap arch-test qemu-user-static binfmt-support qemu-system-arm ipxe-qemu
+    gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
 esac
 
 # Every task but deb-release (whose build runs in a chroot) compiles Rust
 # here. Debian's cargo is /usr/bin/cargo; any other (rustup's) is kept.
 cargo_path=$(command -v cargo || true)
-if [ "$task" != deb-release ] && { [ -z "$cargo_path" ] || [ "$cargo_path" = /usr/bin/cargo ]; }; then
+if [ "$task" != deb-release ] && [ "$task" != arch ] && { [ -z "$cargo_path" ] || [ "$cargo_path" = /usr/bin/cargo ]; }; then
   wanted+=("${rust_pkgs[@]}" ca-certificates)
   [ "$task" = check ] && wanted+=("${rust_lint_pkgs[@]}")
 fi
@@ -97,6 +102,14 @@ if [ -n "$print_only" ]; then
 fi
 apt_install "${missing[@]}"
 
+if [ "$task" = arch ]; then
+  # qemu-user-static registers its interpreters where binfmt_misc is mounted
+  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+    mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+    update-binfmts --enable qemu-aarch64
+  fi
+  exit 0
+fi
 [ "$task" = deb-release ] && exit 0
 version=$(cargo --version 2>/dev/null | awk '{print $2}')
 if [ -z "$version" ] || dpkg --compare-versions "${version%%-*}" lt 1.85; then
