@@ -107,9 +107,11 @@ demo:
 	$(MAKE) lib
 	scripts/demo.sh
 
+# The Rust checks of check-rust run as CTest tests (rust.*), beside the
+# SoftRoCE guest.
 check:
 	scripts/setup.sh check
-	$(MAKE) check-rust deb check-c
+	$(MAKE) trixie-root deb check-c
 
 # Outside `make check`, to keep CI under 45 minutes (each needs chroots made
 # from the archive, minutes apiece on a fresh machine): the packages built
@@ -164,7 +166,7 @@ rust-bins:
 	CARGO="$(CARGO)" scripts/rust-bins.sh $(BUILD)/rust
 
 check-c: lib fault-lib rust-bins
-	cmake -S tests-c -B $(CTEST_DIR) -DRPMA_LIB_DIR=$(CURDIR)/$(BUILD)/lib \
+	cmake -S tests-c -B $(CTEST_DIR) -DRPMA_CARGO=$(CARGO) -DRPMA_LIB_DIR=$(CURDIR)/$(BUILD)/lib \
 		-DRPMA_FAULT_LIB_DIR=$(CURDIR)/$(BUILD)/fault -DRPMA_RUST_DIR=$(CURDIR)/$(BUILD)/rust >/dev/null
 	cmake --build $(CTEST_DIR) -j2
 	ctest --test-dir $(CTEST_DIR) --output-on-failure -j2
