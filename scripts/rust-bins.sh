@@ -5,18 +5,24 @@
 # crates/rpma/examples/NAME.rs, and OUTDIR/device-tests, the crate's
 # integration tests that talk to rxe0 (tests/device.rs, #[ignore]d on a
 # host without a device). A debug build: these check behaviour, not speed.
+# RUST_BINS_TARGET names another target to build them for (Rust's triple,
+# e.g. aarch64-unknown-linux-gnu; tests-c/scripts/arch-live.sh).
 set -euo pipefail
 out=$1
 cargo=${CARGO:-cargo}
 cd "$(dirname "$0")/.."
+target=() dir=target/debug
+if [ -n "${RUST_BINS_TARGET:-}" ]; then
+  target=(--target "$RUST_BINS_TARGET") dir=target/$RUST_BINS_TARGET/debug
+fi
 rm -rf "$out" && mkdir -p "$out/examples"
-"$cargo" build -p rpma --examples
+"$cargo" build -p rpma --examples "${target[@]}"
 for src in crates/rpma/examples/*.rs; do
   name=$(basename "$src" .rs)
-  cp "target/debug/examples/$name" "$out/examples/$name"
+  cp "$dir/examples/$name" "$out/examples/$name"
 done
 # the test binary's name carries a hash: cargo says which file it built
-exe=$("$cargo" test -p rpma --test device --no-run --message-format=json |
+exe=$("$cargo" test -p rpma --test device --no-run --message-format=json "${target[@]}" |
   python3 -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)

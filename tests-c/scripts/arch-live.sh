@@ -7,8 +7,13 @@
 # architecture, which the guest's root (softroce/stack-root RELEASE arm64)
 # has installed. The examples are built on this machine with Debian's cross
 # compiler (gcc-aarch64-linux-gnu) against our header, as a program built
-# for the C library would be. Prints one "@@test end NAME RC" line a test
-# (rxe-suite-guest.sh) and a summary.
+# for the C library would be. The rpma crate's examples and device tests
+# run there too, built for arm64 in the release's cross chroot (make deb
+# ARCH=arm64 RELEASE=...) by its own cargo and arm64 standard library
+# (scripts/rust-bins.sh), with crates.io for the crates: each example Rust
+# against Rust, write_flush also against Debian's arm64 C library both ways.
+# Prints one "@@test end NAME RC" line a test (rxe-suite-guest.sh) and a
+# summary.
 #
 # Then two hosts of different architectures on one network (softroce/rxe-pair,
 # RXE_PAIR_SERVER_ARCH/RXE_PAIR_CLIENT_ARCH): an arm64 guest and an amd64
@@ -60,7 +65,34 @@ for dir in examples/*/; do
     done
   done
 done
-say "$(wc -l <"$manifest") example runs on an arm64 guest of Debian $release"
+# the Rust programs, built in a copy of the cross chroot
+chroot_root=${RXE_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/librpma-rs}/deb-$release-$arch/root
+[ -d "$chroot_root/usr" ] || { say "no cross chroot $chroot_root: run make deb ARCH=$arch RELEASE=$release"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/arch-live.XXXXXX")
+trap 'rm -rf --one-file-system "$work"' EXIT
+cp -a "$chroot_root" "$work/root"
+mkdir -p "$work/root/build/rpma-rs"
+git ls-files -z -co --exclude-standard | tar -c --null -T - | tar -x -C "$work/root/build/rpma-rs"
+# crates.io over this machine's network and certificate authorities
+cp /etc/resolv.conf "$work/root/etc/resolv.conf"
+mkdir -p "$work/root/etc/ssl/certs" && cp /etc/ssl/certs/ca-certificates.crt "$work/root/etc/ssl/certs/"
+rust_target=aarch64-unknown-linux-gnu
+chroot "$work/root" env HOME=/root SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
+  CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$triplet-gcc RUST_BINS_TARGET=$rust_target \
+  sh -c 'cd /build/rpma-rs && scripts/rust-bins.sh /build/rust' >&2
+cp -a "$work/root/build/rust" "$out/rust"
+rust=$out/rust/examples
+for ex in "$rust"/*; do
+  name=$(basename "$ex")
+  printf '%s\t%s\n' "$arch.rust-example.$name" "$pair rust $ex rust $ex" >>"$manifest"
+done
+printf '%s\t%s\n' "$arch.rust-example.write_flush.server-ref.client-rust" \
+  "$pair $out/ref/librpma.so.0 $out/bin/example_write-flush-persistent_server rust $rust/write_flush" >>"$manifest"
+printf '%s\t%s\n' "$arch.rust-example.write_flush.server-rust.client-ref" \
+  "$pair rust $rust/write_flush $out/ref/librpma.so.0 $out/bin/example_write-flush-persistent_client" >>"$manifest"
+printf '%s\t%s\n' "$arch.rust.device-tests" "$out/rust/device-tests --ignored --test-threads=1" >>"$manifest"
+
+say "$(wc -l <"$manifest") runs on an arm64 guest of Debian $release"
 set +e
 RXE_ARCH=$arch RXE_STACK=$release RXE_TIMEOUT=${RXE_TIMEOUT:-3600} \
   softroce/rxe-run tests-c/scripts/rxe-suite-guest.sh "$manifest" | tee "$out/log"
