@@ -5,8 +5,8 @@
 #                   cross-build build/ARCH/librpma.so.0 with Debian's toolchain
 #                   (the packages as `make deb ARCH=...` makes them)
 #   make demo       build, then show the library working (see README)
-#   make check      every test: Rust, C (ours vs Debian's librpma), ELF, header,
-#                   install, SoftRoCE, packages built as Debian builds them
+#   make check      every test that fits a CI run: Rust, C (ours vs Debian's
+#                   librpma), ELF, header, install, SoftRoCE, the quick packages
 #   make check-debian
 #                   the packages as Debian builds them (both releases, every
 #                   architecture) through the package tests; then check-bare
@@ -50,7 +50,14 @@ CTEST_DIR := $(BUILD)/tests-c
 # A cross-build (ARCH) is made the way Debian makes one, in a chroot of the
 # release (scripts/deb-release.sh); RELEASE defaults to this machine's,
 # riscv64's to trixie (Debian 12 has no riscv64 port).
-ARCH    ?=
+# Only ARCH given on the command line counts: shells often export a
+# kernel-style ARCH (x86_64) that means nothing here.
+ifneq ($(origin ARCH),command line)
+ARCH :=
+endif
+ifneq ($(filter-out arm64 ppc64el riscv64,$(ARCH)),)
+$(error ARCH=$(ARCH): the architectures are arm64, ppc64el and riscv64 (amd64 is the plain build))
+endif
 HOST_RELEASE := $(shell . /etc/os-release 2>/dev/null && echo $$VERSION_CODENAME)
 ifneq ($(ARCH),)
 RELEASE ?= $(if $(filter riscv64,$(ARCH)),trixie,$(HOST_RELEASE))
