@@ -114,8 +114,8 @@ demo:
 	$(MAKE) lib
 	scripts/demo.sh
 
-# The Rust checks of check-rust run as CTest tests (rust.*), beside the
-# SoftRoCE guest.
+# The Rust checks of check-rust run as the CTest test rust.checks, beside
+# the SoftRoCE guest.
 check:
 	scripts/setup.sh check
 	$(MAKE) trixie-root deb check-c

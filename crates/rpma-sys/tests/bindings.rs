@@ -9,9 +9,9 @@
 //! They are generated from one pinned set of headers: those of the newest
 //! Debian stack the project runs on (Debian 13, rdma-core 56), found in the
 //! SoftRoCE harness's trixie root (`softroce/stack-root trixie`), or in
-//! RPMA_HEADERS_ROOT. That root is multiarch: it also holds the C library's
-//! headers of arm64, ppc64el and riscv64, which clang reads for those
-//! targets. libibverbs only ever appends to its structures, so
+//! RPMA_HEADERS_ROOT. The other targets' C library headers (arm64, ppc64el,
+//! riscv64) are added to that root as the archive serves them; clang reads
+//! the root's headers and no others. libibverbs only ever appends to its structures, so
 //! these bindings also describe Debian 12's rdma-core 44 correctly, as far as
 //! that release goes; what is newer (native flush and atomic write) is used
 //! only when the device and provider at run time offer it.
