@@ -76,7 +76,7 @@ dpkg-deb -e "$ours_bin" "$work/ctl"
 dpkg-deb -e "${ref[d12-librpma0]}" "$work/ref-ctl"
 dpkg-deb -x "$ours_bin" "$work/x"
 # (the node's own name is also a defined symbol, as in the C library)
-exported=$(readelf --dyn-syms -W "$work"/x/usr/lib/*/librpma.so.0 | awk '{ sub(/ \([0-9]+\)$/, "") } $1 ~ /^[0-9]+:$/ && NF >= 8 && $(NF-1) != "UND" {print $NF}' | sed -n 's/^\(rpma_.*\)@@LIBRPMA_1\.0$/\1/p' | sort)
+exported=$("$(dirname "$0")/defined-syms.sh" "$work"/x/usr/lib/*/librpma.so.0 | sed -n 's/^\(rpma_.*\)@@LIBRPMA_1\.0$/\1/p' | sort)
 listed=$(sed -n 's/^ \(rpma_[a-z0-9_]*\)@LIBRPMA_1\.0 1\.0$/\1/p' "$work/ctl/symbols" | sort)
 [ "$(echo "$listed" | wc -l)" = 84 ] || bad "the symbols file lists $(echo "$listed" | wc -l) functions, not 84"
 [ "$exported" = "$listed" ] || bad "the symbols file and the packaged library's exports differ"

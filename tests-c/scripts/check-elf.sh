@@ -27,14 +27,7 @@ for lib in libibverbs.so.1 librdmacm.so.1; do
 done
 readelf -V "$ours" | grep -q 'Name: LIBRPMA_1.0' || bad "no version definition LIBRPMA_1.0"
 
-defined() {  # name@@version of every defined dynamic symbol bound beyond the object
-  # (GNU ld on arm64 also lists the LOCAL section symbols .init and .data,
-  # in the C library as in ours: nothing outside the object sees them. The
-  # section index and the name are the last two fields: on ppc64el readelf
-  # adds a "[<localentry>: 8]" field to a function's visibility, and an
-  # import ends in its version index, " (3)".)
-  readelf --dyn-syms -W "$1" | awk '{ sub(/ \([0-9]+\)$/, "") } $1 ~ /^[0-9]+:$/ && NF >= 8 && $5 != "LOCAL" && $(NF-1) != "UND" {print $NF}'
-}
+defined() { "$(dirname "$0")/defined-syms.sh" "$1"; }
 upstream=$(defined "$ref" | grep '^rpma_' | sort)
 exported=0
 while read -r sym; do
