@@ -322,73 +322,18 @@ pub unsafe extern "C" fn rpma_atomic_write(
     flags: c_int,
     op_context: *const c_void,
 ) -> c_int {
-    // A NULL connection is the first argument checked, as in the C library.
-    // SAFETY: caller contract above.
-    let Some(c) = (unsafe { conn.as_ref() }) else {
-        return Error::Inval.code();
-    };
-    // Either path goes on by a jump, before its frame is set up.
-    if !c.has_native_atomic_write() {
-        // SAFETY: caller contract above.
-        unsafe { atomic_write_path::<false>(c, dst, dst_offset, src, flags, op_context) }
-    } else {
-        // A connection with native atomic writes (Debian 13's rxe, NICs
-        // that have them).
-        // SAFETY: caller contract above.
-        unsafe { atomic_write_path::<true>(c, dst, dst_offset, src, flags, op_context) }
-    }
-}
-
-/// `rpma_atomic_write` on a connection that emulates it (`NATIVE` false) or
-/// writes natively (true): the same checks, then the post, inlined here.
-/// Out of line, so that the entry point above needs no stack frame of its
-/// own and both paths reach their code by a jump. `extern "C"`, so the
-/// compiler knows it cannot unwind: the core's code it runs is in another
-/// crate, and a call that might unwind out of the entry point would need
-/// an abort landing pad around it, which rules out the jump.
-///
-/// # Safety
-/// As for `rpma_atomic_write`.
-#[inline(never)]
-unsafe extern "C" fn atomic_write_path<const NATIVE: bool>(
-    conn: &Conn<'static>,
-    dst: *mut MrRemote,
-    dst_offset: usize,
-    src: *const c_char,
-    flags: c_int,
-    op_context: *const c_void,
-) -> c_int {
-    // Converted here, outside the boundary's closure: converted inside, the
-    // compiler branched on the completion flag instead of masking it (44
-    // instructions grew to 46 on the native path, or to 66 when converted
-    // in the call's arguments).
-    let op_context = wr_id(op_context);
     boundary(move || {
-        // SAFETY: caller contract above.
-        let (dst, src, completion) = unsafe { atomic_write_args(dst, src, flags) }?;
-        if NATIVE {
-            conn.native_atomic_write(dst, dst_offset, src, completion, op_context)
-        } else {
-            conn.atomic_write(dst, dst_offset, src, completion, op_context)
-        }
+        // SAFETY: caller contract above; [u8; 8] has alignment 1.
+        let (conn, dst, src) = unsafe {
+            (
+                arg(conn)?,
+                arg(dst)?,
+                arg(src.cast::<[u8; ATOMIC_WRITE_LEN]>())?,
+            )
+        };
+        let completion = completion(flags)?;
+        conn.atomic_write(dst, dst_offset, src, completion, wr_id(op_context))
     })
-}
-
-/// The arguments of `rpma_atomic_write` after the connection, checked (all
-/// `RPMA_E_INVAL`); both of its paths take them here.
-///
-/// # Safety
-/// `dst` is NULL or a live remote region that outlives `'a`; `src` is NULL
-/// or points to 8 readable bytes for `'a`.
-#[inline(always)]
-unsafe fn atomic_write_args<'a>(
-    dst: *mut MrRemote,
-    src: *const c_char,
-    flags: c_int,
-) -> Result<(&'a MrRemote, &'a [u8; ATOMIC_WRITE_LEN], Completion)> {
-    // SAFETY: caller contract above; [u8; 8] has alignment 1.
-    let (dst, src) = unsafe { (arg(dst)?, arg(src.cast::<[u8; ATOMIC_WRITE_LEN]>())?) };
-    Ok((dst, src, completion(flags)?))
 }
 
 /// Makes earlier writes to the peer's memory visible or persistent there.

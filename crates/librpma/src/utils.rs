@@ -3,16 +3,16 @@ use std::ptr::NonNull;
 
 use crate::types::{ConnEventArg, ContextTypeArg};
 use crate::{boundary, boundary_value, c_str, out, put};
+use rpma::conn::event_str;
 use rpma::error::Error;
-use rpma::peer::Device;
+use rpma::peer::{ContextType, Device};
 use rpma::sys::ibv_context;
-use rpma::utils::{conn_event_str, get_ibv_context, ContextType};
 
 /// Describes a connection event.
 #[no_mangle]
 pub extern "C" fn rpma_utils_conn_event_2str(conn_event: ConnEventArg) -> *const c_char {
     boundary_value(c"Unsupported connection event".as_ptr(), || {
-        conn_event_str(conn_event.0).as_ptr()
+        event_str(conn_event.0).as_ptr()
     })
 }
 
@@ -31,9 +31,9 @@ pub unsafe extern "C" fn rpma_utils_get_ibv_context(
         let addr = unsafe { c_str(addr) }?;
         let slot = out(ibv_ctx_ptr)?;
         let kind = ContextType::from_raw(r#type.0).ok_or(Error::Inval)?;
-        let ctx = get_ibv_context(addr, kind)?;
+        let device = Device::find(addr, kind)?;
         // SAFETY: checked output pointer.
-        unsafe { put(slot, ctx.map_or(std::ptr::null_mut(), NonNull::as_ptr)) };
+        unsafe { put(slot, device.map_or(std::ptr::null_mut(), |d| d.as_ptr())) };
         Ok(())
     })
 }

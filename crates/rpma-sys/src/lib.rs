@@ -64,13 +64,8 @@ mod inline;
 #[cfg(not(feature = "fault-injection"))]
 pub use inline::{
     ibv_poll_cq, ibv_post_recv, ibv_post_send, ibv_post_srq_recv, ibv_req_notify_cq,
-    ibv_wr_complete, ibv_wr_start, prepare_req_notify_cq,
+    ibv_wr_complete, ibv_wr_start,
 };
-
-/// The fault-injection build arms CQs through libibverbs alone, where its
-/// wrapper can fail the call: nothing to prepare.
-#[cfg(feature = "fault-injection")]
-pub fn prepare_req_notify_cq() {}
 
 #[cfg(feature = "fault-injection")]
 pub mod fault;

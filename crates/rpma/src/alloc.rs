@@ -2,7 +2,7 @@
 //! `RPMA_E_NOMEM` instead of aborting the host program.
 
 use std::alloc::{alloc, Layout};
-use std::mem::MaybeUninit;
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 
@@ -26,23 +26,13 @@ pub fn try_box<T>(value: T) -> Result<Box<T>> {
     }
 }
 
-/// Room for a `T` on the heap, `Error::NoMem` when the allocator fails:
-/// for a value that is put together only once the room is there.
-pub(crate) fn try_box_uninit<T>() -> Result<Box<MaybeUninit<T>>> {
+/// `Arc::new`, failing (`Error::NoMem`) where fault injection says so.
+/// std has no fallible `Arc` constructor on stable Rust, so an allocator
+/// that really fails aborts the process here; this is used only for the
+/// small, once-per-peer flush target.
+pub(crate) fn try_arc<T>(value: T) -> Result<Arc<T>> {
     injected()?;
-    let layout = Layout::new::<T>();
-    if layout.size() == 0 {
-        return Ok(Box::new_uninit());
-    }
-    // SAFETY: the layout has a non-zero size.
-    let p = unsafe { alloc(layout) }.cast::<MaybeUninit<T>>();
-    if p.is_null() {
-        return Err(Error::NoMem);
-    }
-    // SAFETY: p is fresh, aligned and sized for T (MaybeUninit<T> has T's
-    // layout) and allocated by the global allocator, which is what Box
-    // expects to free; an uninitialised MaybeUninit is a valid value.
-    Ok(unsafe { Box::from_raw(p) })
+    Ok(Arc::new(value))
 }
 
 /// Copies bytes to the heap, `RPMA_E_NOMEM` when that fails.

@@ -16,8 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, Ordering::S
 use crate::error::{Error, Result};
 use crate::srq::Srq;
 
-/// Default time for address and route resolution, in milliseconds.
-pub const DEFAULT_TIMEOUT_MS: i32 = 1000;
+pub use crate::timeouts::DEFAULT_TIMEOUT_MS;
 /// Default size of the main completion queue and of each work queue.
 pub const DEFAULT_Q_SIZE: u32 = 10;
 /// By default no separate receive completion queue is created.

@@ -194,13 +194,8 @@ impl<'a> ConnReq<'a> {
         len: usize,
         op_context: u64,
     ) -> Result<()> {
-        post::recv(
-            post::RecvQueue::Qp(self.id().qp()),
-            Some(dst),
-            offset,
-            len,
-            op_context,
-        )
+        let sge = dst.sge(offset, len);
+        post::recv(post::RecvQueue::Qp(self.id().qp()), Some(sge), op_context)
     }
 
     /// Connects (active) or accepts (passive), sending `pdata` as private
@@ -228,16 +223,16 @@ impl<'a> ConnReq<'a> {
     pub fn connect(mut self: Box<Self>, pdata: Option<&[u8]>) -> Result<Box<Conn<'a>>> {
         let peer = self.peer;
         let mut param = conn_param(pdata, peer.ack_timeout());
-        let room = Conn::alloc()?;
-        let private_data = self.private_data.take();
         // the timeout reaches the queue pair when it is made ready to send,
         // inside the accept or after the connect
         timeouts::apply(self.id(), peer.ack_timeout());
         let id = self.id.take().expect("present until released");
         let queues = self.queues.take().expect("built with the request");
         let passive = self.passive;
-        let mut conn = room.fill(id, queues, self.evch.take(), passive);
-        self.free_emptied();
+        let private_data = self.private_data.take();
+        // A failed allocation drops the connection, which releases the
+        // parts (and rejects an incoming request) as the request would.
+        let mut conn = try_box(Conn::new(id, queues, self.evch.take(), passive))?;
         conn.take_flush_target(peer)?;
         if passive {
             conn.accept(&mut param)?;
@@ -249,24 +244,6 @@ impl<'a> ConnReq<'a> {
             conn.connect(&mut param)?;
         }
         Ok(conn)
-    }
-
-    /// Frees a request whose parts all moved out (the id and the queues
-    /// into a connection, the private data taken), without its `Drop`:
-    /// there is nothing left for it to release, and running it on the empty
-    /// fields cost about 40 instructions per connection.
-    fn free_emptied(self: Box<Self>) {
-        debug_assert!(
-            self.id.is_none()
-                && self.queues.is_none()
-                && self.evch.is_none()
-                && self.private_data.is_none()
-        );
-        // SAFETY: `ManuallyDrop<ConnReq>` has the layout of `ConnReq`, so the
-        // box is freed with the layout it was allocated with. Skipping
-        // `ConnReq`'s drop leaks nothing: its owning fields are all `None`
-        // (above), the rest are a borrow, a bool and a marker.
-        drop(unsafe { Box::from_raw(Box::into_raw(self).cast::<ManuallyDrop<ConnReq<'a>>>()) });
     }
 
     fn release(&mut self) -> Result<()> {
@@ -283,7 +260,7 @@ impl<'a> ConnReq<'a> {
 
     /// Deletes the request; an incoming one is rejected, so the peer learns
     /// at once.
-    #[allow(clippy::boxed_local)] // as for `connect`
+    #[allow(clippy::boxed_local)] // the box is what C holds
     pub fn delete(mut self: Box<Self>) -> Result<()> {
         self.release()
     }

@@ -69,7 +69,6 @@ impl Cq {
             )
         };
         let cq = NonNull::new(cq).ok_or_else(|| provider_failed("ibv_create_cq"))?;
-        sys::prepare_req_notify_cq();
         let cq = Cq {
             cq,
             own_channel,
@@ -170,7 +169,7 @@ impl Cq {
     pub fn fd(&self) -> BorrowedFd<'_> {
         // SAFETY: the channel outlives the CQ (owner order) and holds an
         // open fd (not -1) until it is destroyed, after the CQ is.
-        unsafe { crate::verbs::borrow_open_fd(self.channel.as_ref().fd) }
+        unsafe { BorrowedFd::borrow_raw(self.channel.as_ref().fd) }
     }
 
     /// Whether the channel is a connection's shared one.

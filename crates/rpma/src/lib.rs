@@ -147,6 +147,7 @@ pub mod cq;
 pub mod ep;
 pub mod error;
 mod flush;
+mod flush_target;
 pub mod mr;
 mod native;
 pub mod peer;
@@ -156,7 +157,7 @@ mod queues;
 pub mod srq;
 pub mod srq_cfg;
 mod timeouts;
-pub mod utils;
+mod usage;
 mod verbs;
 
 pub use rpma_sys as sys;

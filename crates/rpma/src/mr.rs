@@ -12,282 +12,27 @@ use std::ops::Deref;
 use std::ptr::NonNull;
 
 use crate::alloc::try_box;
-use crate::error::{check_errno_value, errno, provider_failed, Errno, Error, Result};
+use crate::error::{Errno, Error, Result};
 use crate::log::Level;
 use crate::peer::Peer;
+use crate::post::Remote;
 use crate::sys;
+use crate::verbs::Registration;
 
-/// What a local region is used for: a set of the `RPMA_MR_USAGE_*` bits,
-/// from which registration derives the access rights the region gets.
-///
-/// Only the eight defined bits can be in a `Usage`; [`Usage::from_bits`]
-/// and `TryFrom<i32>` refuse anything else.
-///
-/// ```
-/// use rpma::mr::Usage;
-///
-/// let mut u = Usage::READ_DST | Usage::WRITE_SRC;
-/// u |= Usage::RECV;
-/// assert!(u.contains(Usage::READ_DST | Usage::RECV));
-/// assert!(!u.intersects(Usage::FLUSH_TYPES));
-/// assert_eq!(u.bits(), 0x86);
-/// assert_eq!(format!("{u:?}"), "Usage(READ_DST | WRITE_SRC | RECV)");
-/// assert_eq!(Usage::from_bits(0x100), None);
-/// assert_eq!(Usage::try_from(-1), Err(rpma::Error::Inval));
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Usage(u32);
-
-// The constants are spelled as calls, not as `Usage(1 << n)`: cbindgen,
-// which reads this crate for librpma.h, would otherwise take them for C
-// constants (C has the RPMA_MR_USAGE_* #defines already).
-impl Usage {
-    /// The region is read by the peer (`RPMA_MR_USAGE_READ_SRC`).
-    pub const READ_SRC: Usage = Usage::bit(0);
-    /// Data read from the peer lands here (`RPMA_MR_USAGE_READ_DST`).
-    pub const READ_DST: Usage = Usage::bit(1);
-    /// Data written to the peer comes from here (`RPMA_MR_USAGE_WRITE_SRC`).
-    pub const WRITE_SRC: Usage = Usage::bit(2);
-    /// The peer writes into the region (`RPMA_MR_USAGE_WRITE_DST`).
-    pub const WRITE_DST: Usage = Usage::bit(3);
-    /// The peer may flush the region to global visibility
-    /// (`RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY`).
-    pub const FLUSH_TYPE_VISIBILITY: Usage = Usage::bit(4);
-    /// The peer may flush the region to persistence
-    /// (`RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT`).
-    pub const FLUSH_TYPE_PERSISTENT: Usage = Usage::bit(5);
-    /// Messages are sent from here (`RPMA_MR_USAGE_SEND`).
-    pub const SEND: Usage = Usage::bit(6);
-    /// Messages are received here (`RPMA_MR_USAGE_RECV`).
-    pub const RECV: Usage = Usage::bit(7);
-    /// Every defined bit.
-    pub const ALL: Usage = Usage::from_bits_truncate(u32::MAX);
-    /// The two flush bits, as `rpma_mr_remote_get_flush_type` reports them.
-    pub const FLUSH_TYPES: Usage = Usage::FLUSH_TYPE_VISIBILITY.union(Usage::FLUSH_TYPE_PERSISTENT);
-
-    /// The names `Debug` prints, in bit order.
-    const NAMES: [(&'static str, Usage); 8] = [
-        ("READ_SRC", Usage::READ_SRC),
-        ("READ_DST", Usage::READ_DST),
-        ("WRITE_SRC", Usage::WRITE_SRC),
-        ("WRITE_DST", Usage::WRITE_DST),
-        ("FLUSH_TYPE_VISIBILITY", Usage::FLUSH_TYPE_VISIBILITY),
-        ("FLUSH_TYPE_PERSISTENT", Usage::FLUSH_TYPE_PERSISTENT),
-        ("SEND", Usage::SEND),
-        ("RECV", Usage::RECV),
-    ];
-
-    /// The set with only bit `n`.
-    const fn bit(n: u32) -> Usage {
-        Usage(1 << n)
-    }
-
-    /// The empty set (which registration refuses).
-    #[inline]
-    pub const fn empty() -> Usage {
-        Usage(0)
-    }
-
-    /// The set with exactly `bits`, or `None` if a bit outside
-    /// [`Usage::ALL`] is set.
-    #[inline]
-    pub const fn from_bits(bits: u32) -> Option<Usage> {
-        match bits & !Self::ALL.0 {
-            0 => Some(Usage(bits)),
-            _ => None,
-        }
-    }
-
-    /// The defined bits of `bits`, the others dropped: for usage bytes that
-    /// come from a peer and are only ever tested bit by bit.
-    #[inline]
-    pub const fn from_bits_truncate(bits: u32) -> Usage {
-        Usage(bits & 0xFF)
-    }
-
-    /// The bits, as the C API spells them.
-    #[inline]
-    pub const fn bits(self) -> u32 {
-        self.0
-    }
-
-    /// Whether no bit is set.
-    #[inline]
-    pub const fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// Whether every bit of `other` is set in `self`.
-    #[inline]
-    pub const fn contains(self, other: Usage) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    /// The bits of both sets; `|` in const context.
-    #[inline]
-    pub const fn union(self, other: Usage) -> Usage {
-        Usage(self.0 | other.0)
-    }
-
-    /// Whether `self` and `other` have a bit in common.
-    #[inline]
-    pub const fn intersects(self, other: Usage) -> bool {
-        self.0 & other.0 != 0
-    }
-}
-
-impl std::ops::BitOr for Usage {
-    type Output = Usage;
-    #[inline]
-    fn bitor(self, rhs: Usage) -> Usage {
-        Usage(self.0 | rhs.0)
-    }
-}
-
-impl std::ops::BitOrAssign for Usage {
-    #[inline]
-    fn bitor_assign(&mut self, rhs: Usage) {
-        self.0 |= rhs.0;
-    }
-}
-
-impl std::ops::BitAnd for Usage {
-    type Output = Usage;
-    #[inline]
-    fn bitand(self, rhs: Usage) -> Usage {
-        Usage(self.0 & rhs.0)
-    }
-}
-
-/// The C API's `int usage`: a negative value or a bit above the eight
-/// usages is `Error::Inval`, as `rpma_mr_reg` reports it. 0 converts (to
-/// the empty set); registration is what refuses it.
-impl TryFrom<i32> for Usage {
-    type Error = Error;
-    #[inline]
-    fn try_from(bits: i32) -> Result<Usage> {
-        u32::try_from(bits)
-            .ok()
-            .and_then(Usage::from_bits)
-            .ok_or(Error::Inval)
-    }
-}
-
-impl std::fmt::Debug for Usage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Usage(")?;
-        let mut names = Self::NAMES.iter().filter(|(_, u)| self.contains(*u));
-        match names.next() {
-            None => f.write_str("empty")?,
-            Some((first, _)) => {
-                f.write_str(first)?;
-                for (name, _) in names {
-                    write!(f, " | {name}")?;
-                }
-            }
-        }
-        f.write_str(")")
-    }
-}
+pub use crate::usage::Usage;
 
 /// Size of a memory-region descriptor in bytes.
 pub const DESCRIPTOR_SIZE: usize = 21;
 
-/// The access a region gets for `usage`: what each use needs, no more
-/// (remote write only for WRITE_DST, remote read only for READ_SRC and the
-/// flush uses). A flush use is granted for both ways a peer may flush: the
-/// emulated one (an 8-byte RDMA READ: C 1.2.0, and any peer without native
-/// flush) and, when the device has native flush, the native FLUSH of that
-/// placement (C 1.3.0 and ours). See rpma_mr_reg(3) for why the read right
-/// this adds is no wider than what the region already exposes.
-fn access_for(peer: &Peer, usage: Usage) -> c_int {
-    let mut access = 0;
-    if usage.contains(Usage::READ_SRC) {
-        access |= sys::IBV_ACCESS_REMOTE_READ;
-    }
-    if usage.contains(Usage::READ_DST) {
-        access |= sys::IBV_ACCESS_LOCAL_WRITE;
-        // iWARP carries an RDMA read back as a write into the reader's buffer.
-        if peer.is_iwarp() {
-            access |= sys::IBV_ACCESS_REMOTE_WRITE;
-        }
-    }
-    if usage.contains(Usage::WRITE_SRC) {
-        access |= sys::IBV_ACCESS_LOCAL_WRITE;
-    }
-    if usage.contains(Usage::WRITE_DST) {
-        access |= sys::IBV_ACCESS_REMOTE_WRITE | sys::IBV_ACCESS_LOCAL_WRITE;
-    }
-    if usage.intersects(Usage::FLUSH_TYPES) {
-        access |= sys::IBV_ACCESS_REMOTE_READ;
-        if peer.native().flush {
-            if usage.contains(Usage::FLUSH_TYPE_VISIBILITY) {
-                access |= sys::IBV_ACCESS_FLUSH_GLOBAL;
-            }
-            if usage.contains(Usage::FLUSH_TYPE_PERSISTENT) {
-                access |= sys::IBV_ACCESS_FLUSH_PERSISTENT;
-            }
-        }
-    }
-    if usage.contains(Usage::RECV) {
-        access |= sys::IBV_ACCESS_LOCAL_WRITE;
-    }
-    access as c_int
-}
-
-/// The registrations tried after the provider refused the first one, kept
-/// out of line so that the common path holds fewer values across
-/// `ibv_reg_mr` (the access is recomputed rather than kept).
-///
-/// # Safety
-/// As for [`MrLocal::reg_raw`].
-#[cold]
-#[inline(never)]
-unsafe fn reg_retry(
-    peer: &Peer,
-    ptr: *mut c_void,
-    size: usize,
-    usage: Usage,
-) -> Result<NonNull<sys::ibv_mr>> {
-    let mut access = access_for(peer, usage);
-    let mut mr = std::ptr::null_mut();
-    let persistent = sys::IBV_ACCESS_FLUSH_PERSISTENT as c_int;
-    if errno() == libc::EINVAL && access & persistent != 0 {
-        // The device grants native persistent flush only on persistent
-        // memory (rxe: EINVAL elsewhere; the C library fails here). The
-        // region is still flushable the emulated way, and natively to
-        // visibility when asked. Nothing is logged: a registration that
-        // succeeds logs nothing (rpma_mr_reg(3)).
-        access &= !persistent;
-        // SAFETY: the PD is live; the memory is the caller's (contract).
-        mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, access) };
-    }
-    if mr.is_null() && errno() == libc::EOPNOTSUPP && peer.is_odp_capable() {
-        // Memory the kernel cannot pin (file-backed DAX) can still be
-        // registered for on-demand paging.
-        let odp = access | sys::IBV_ACCESS_ON_DEMAND as c_int;
-        // SAFETY: as above.
-        mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, odp) };
-    }
-    NonNull::new(mr).ok_or_else(|| provider_failed("ibv_reg_mr"))
-}
-
 /// A registered local memory region.
 #[derive(Debug)]
 pub struct MrLocal<'p> {
-    mr: NonNull<sys::ibv_mr>,
+    reg: Registration,
     usage: Usage,
     /// The peer whose protection domain holds the registration, and the
     /// memory registered, both borrowed while the region lives.
     _borrows: PhantomData<(&'p Peer, &'p mut [u8])>,
 }
-
-// SAFETY: an ibv_mr is a libibverbs object usable from any thread; the
-// handle is not mutated after registration, and the borrows it stands for
-// are Send and Sync.
-unsafe impl Send for MrLocal<'_> {}
-// SAFETY: as above.
-unsafe impl Sync for MrLocal<'_> {}
 
 impl<'p> MrLocal<'p> {
     /// Registers `buf` with the peer's protection domain, with the access
@@ -486,15 +231,12 @@ impl MrLocal<'static> {
         if ptr.is_null() || size == 0 || usage.is_empty() {
             return Err(Error::Inval);
         }
+        let access = usage.access(peer.is_iwarp(), peer.has_native_flush());
         // SAFETY: the PD is live; the memory is the caller's (contract).
-        let mr = unsafe { sys::ibv_reg_mr(peer.pd(), ptr, size, access_for(peer, usage)) };
-        let mr = match NonNull::new(mr) {
-            Some(mr) => mr,
-            // SAFETY: the caller's contract, passed on unchanged.
-            None => unsafe { reg_retry(peer, ptr, size, usage) }?,
-        };
+        let reg =
+            unsafe { Registration::new(peer.pd(), ptr, size, access, peer.is_odp_capable()) }?;
         Ok(MrLocal {
-            mr,
+            reg,
             usage,
             _borrows: PhantomData,
         })
@@ -503,8 +245,7 @@ impl MrLocal<'static> {
 
 impl MrLocal<'_> {
     fn raw(&self) -> &sys::ibv_mr {
-        // SAFETY: the MR is live while self is.
-        unsafe { self.mr.as_ref() }
+        self.reg.raw()
     }
 
     /// The registered address.
@@ -630,17 +371,7 @@ impl MrLocal<'_> {
     /// region with memory windows bound (this crate makes none) or on a
     /// device that is gone, which no longer writes anywhere.
     pub fn dereg(self) -> Result<()> {
-        let mr = self.mr.as_ptr();
-        std::mem::forget(self);
-        // SAFETY: the MR is ours and deregistered once.
-        check_errno_value("ibv_dereg_mr", unsafe { sys::ibv_dereg_mr(mr) })
-    }
-}
-
-impl Drop for MrLocal<'_> {
-    fn drop(&mut self) {
-        // SAFETY: as in dereg.
-        unsafe { sys::ibv_dereg_mr(self.mr.as_ptr()) };
+        self.reg.destroy()
     }
 }
 
@@ -875,10 +606,55 @@ impl MrRemote {
         Usage::from_bits_truncate(u32::from(self.usage))
     }
 
+    /// The remote address `offset` bytes into the region, and its key.
+    /// The device checks the range, so `offset` is not checked here.
+    #[inline]
+    pub(crate) fn at(&self, offset: usize) -> Remote {
+        Remote {
+            addr: self.raddr.wrapping_add(offset as u64),
+            rkey: self.rkey,
+        }
+    }
+
     /// The flush usages of the region (`RPMA_MR_USAGE_FLUSH_TYPE_*`).
     #[inline]
     pub fn flush_type(&self) -> Usage {
         Usage::from_bits_truncate(u32::from(self.usage)) & Usage::FLUSH_TYPES
+    }
+}
+
+/// The scatter/gather entry of a local range of an operation, or none for
+/// the 0-byte form (no region, offset and length 0). A missing region with
+/// a range is `RPMA_E_INVAL`.
+#[inline]
+pub(crate) fn local_end(
+    mr: Option<&MrLocal>,
+    offset: usize,
+    len: usize,
+) -> Result<Option<sys::ibv_sge>> {
+    match mr {
+        Some(mr) => Ok(Some(mr.sge(offset, len))),
+        None if offset == 0 && len == 0 => Ok(None),
+        None => Err(Error::Inval),
+    }
+}
+
+/// The two ends of a one-sided operation: both given, or neither with
+/// every offset and the length 0 (a 0-byte operation to address 0, rkey 0).
+#[inline]
+pub(crate) fn one_sided_ends(
+    local_mr: Option<&MrLocal>,
+    local_offset: usize,
+    remote_mr: Option<&MrRemote>,
+    remote_offset: usize,
+    len: usize,
+) -> Result<(Option<sys::ibv_sge>, Remote)> {
+    match (local_mr, remote_mr) {
+        (Some(l), Some(r)) => Ok((Some(l.sge(local_offset, len)), r.at(remote_offset))),
+        (None, None) if local_offset == 0 && remote_offset == 0 && len == 0 => {
+            Ok((None, Remote { addr: 0, rkey: 0 }))
+        }
+        _ => Err(Error::Inval),
     }
 }
 
@@ -898,7 +674,9 @@ mod tests {
             ..Default::default()
         };
         let mut mr = MrLocal {
-            mr: NonNull::from(&mut raw),
+            // SAFETY: `raw` outlives the region, which is forgotten below,
+            // never dropped.
+            reg: unsafe { Registration::from_raw(NonNull::from(&mut raw)) },
             usage: Usage::SEND,
             _borrows: PhantomData,
         };
@@ -918,45 +696,15 @@ mod tests {
     }
 
     #[test]
-    fn usage_bits_are_the_c_values() {
-        let named = [
-            (Usage::READ_SRC, 1),
-            (Usage::READ_DST, 2),
-            (Usage::WRITE_SRC, 4),
-            (Usage::WRITE_DST, 8),
-            (Usage::FLUSH_TYPE_VISIBILITY, 16),
-            (Usage::FLUSH_TYPE_PERSISTENT, 32),
-            (Usage::SEND, 64),
-            (Usage::RECV, 128),
-        ];
-        let mut all = Usage::empty();
-        for (u, bits) in named {
-            assert_eq!(u.bits(), bits);
-            all |= u;
-        }
-        assert_eq!(all, Usage::ALL);
-        assert_eq!(Usage::FLUSH_TYPES.bits(), 0x30);
-        assert_eq!(format!("{:?}", Usage::empty()), "Usage(empty)");
-    }
-
-    /// The conversion from rpma_mr_reg's `int`: the values of
-    /// tests-c/live/mr/rpma_mr_reg.c. 0 converts; reg refuses it.
-    #[test]
-    fn usage_from_c_int() {
-        for v in 0..=0xFF {
-            assert_eq!(Usage::try_from(v).map(Usage::bits), Ok(v as u32));
-        }
-        for v in [
-            0x100,
-            0x1FF,
-            0x201,
-            0x4000_0000,
-            i32::MIN,
-            -1,
-            i32::MIN | 0xFF,
-        ] {
-            assert_eq!(Usage::try_from(v), Err(Error::Inval), "{v:#x}");
-        }
+    fn zero_byte_forms() {
+        assert!(matches!(local_end(None, 0, 0), Ok(None)));
+        assert_eq!(local_end(None, 1, 0).err(), Some(Error::Inval));
+        assert_eq!(local_end(None, 0, 1).err(), Some(Error::Inval));
+        assert!(matches!(one_sided_ends(None, 0, None, 0, 0), Ok((None, _))));
+        assert_eq!(
+            one_sided_ends(None, 0, None, 8, 0).err(),
+            Some(Error::Inval)
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::ptr;
 
 use crate::error::{Errno, Error, Result};
 use crate::log::Level;
+use crate::post::{Completion, Remote};
 use crate::sys;
 
 /// What a device offers natively, from `device_cap_flags_ex`.
@@ -124,93 +125,58 @@ impl QpNative {
         }
     }
 
-    /// Posts a native flush of `len` bytes at `raddr`. `placement` is
+    /// Posts a native flush of `len` bytes at `remote`. `placement` is
     /// `IBV_FLUSH_PERSISTENT`, `IBV_FLUSH_GLOBAL`, or 0 for a flush type the
-    /// C library does not know (it passes 0 too). Whether it was posted
-    /// (a refusal is logged); [`ok_or_provider`] makes that the result.
-    // Out of line: its three provider calls need values kept in
-    // callee-saved registers, and inlined they would make every emulated
-    // flush save and restore them too. A flag rather than a Result, so
-    // where the caller joins it with its emulated path no conversion is
-    // needed.
-    #[inline(never)]
-    #[must_use]
+    /// C library does not know (it passes 0 too).
     pub(crate) fn flush(
         &self,
-        rkey: u32,
-        raddr: u64,
+        remote: Remote,
         len: usize,
         placement: u8,
-        wr_flags: u32,
+        completion: Completion,
         wr_id: u64,
-    ) -> bool {
+    ) -> Result<()> {
         debug_assert!(self.flush);
-        let level = sys::IBV_FLUSH_RANGE as u8;
         // SAFETY: `flush` is set only for a QP whose provider set wr_flush
         // (checked in `of`).
         let op = unsafe { (*self.qpx).wr_flush.unwrap_unchecked() };
+        let level = sys::IBV_FLUSH_RANGE as u8;
         // SAFETY: the QP is the one `op` belongs to, inside wr_start.
-        let ret = self.post(wr_id, wr_flags, |qpx| unsafe {
-            op(qpx, rkey, raddr, len, placement, level)
+        let ret = self.post(wr_id, completion, |qpx| unsafe {
+            op(qpx, remote.rkey, remote.addr, len, placement, level)
         });
         posted("rpma_mr_flush\0", ret)
     }
 
-    /// Posts a native 8-byte atomic write of `src` to `raddr`; as `flush`,
-    /// but inlined: its callers choose where it is out of line (see
-    /// `Conn::atomic_write` and the C entry point).
-    #[inline(always)]
-    #[must_use]
+    /// Posts a native 8-byte atomic write of `src` to `remote`.
     pub(crate) fn atomic_write(
         &self,
-        rkey: u32,
-        raddr: u64,
+        remote: Remote,
         src: &[u8; 8],
-        wr_flags: u32,
+        completion: Completion,
         wr_id: u64,
-    ) -> bool {
+    ) -> Result<()> {
         debug_assert!(self.atomic_write);
-        let req = AtomicWriteReq {
-            qpx: self.qpx,
-            rkey,
-            raddr,
-            src: src.as_ptr(),
-            wr_flags,
-            wr_id,
-        };
-        // The request waits out the provider calls in this stack slot rather
-        // than in registers: reloading its fields by volatile reads costs
-        // fewer instructions than saving and restoring the six callee-saved
-        // registers the compiler would otherwise keep them in.
-        // SAFETY: qpx is the extended QP of a live QP (the caller borrows its
-        // connection) created with send_ops_flags, so wr_start/wr_complete
-        // are set; `atomic_write` is set only for a QP whose provider set
-        // wr_atomic_write (checked in `of`); wr_id and wr_flags are the
-        // request's fields to fill; the provider copies the 8 bytes at `src`
-        // (borrowed for this call) before wr_complete returns. The volatile
-        // reads are of fields of `req`, a live local.
-        let ret = unsafe {
-            use std::ptr::{addr_of, read_volatile as reload};
-            sys::ibv_wr_start(reload(addr_of!(req.qpx)));
-            let qpx = reload(addr_of!(req.qpx));
-            (*qpx).wr_id = reload(addr_of!(req.wr_id));
-            (*qpx).wr_flags = reload(addr_of!(req.wr_flags));
-            let op = (*qpx).wr_atomic_write.unwrap_unchecked();
-            op(
-                qpx,
-                reload(addr_of!(req.rkey)),
-                reload(addr_of!(req.raddr)),
-                reload(addr_of!(req.src)).cast(),
-            );
-            sys::ibv_wr_complete(reload(addr_of!(req.qpx)))
-        };
+        // SAFETY: `atomic_write` is set only for a QP whose provider set
+        // wr_atomic_write (checked in `of`).
+        let op = unsafe { (*self.qpx).wr_atomic_write.unwrap_unchecked() };
+        // SAFETY: the QP is the one `op` belongs to, inside wr_start; the
+        // provider copies the 8 bytes at `src` (borrowed for this call)
+        // before wr_complete returns.
+        let ret = self.post(wr_id, completion, |qpx| unsafe {
+            op(qpx, remote.rkey, remote.addr, src.as_ptr().cast())
+        });
         posted("rpma_mr_atomic_write\0", ret)
     }
 
     /// One work request between `ibv_wr_start` and `ibv_wr_complete`;
     /// `build` adds the operation. wr_complete's result.
-    #[inline(always)]
-    fn post(&self, wr_id: u64, wr_flags: u32, build: impl FnOnce(*mut sys::ibv_qp_ex)) -> c_int {
+    fn post(
+        &self,
+        wr_id: u64,
+        completion: Completion,
+        build: impl FnOnce(*mut sys::ibv_qp_ex),
+    ) -> c_int {
         let qpx = self.qpx;
         // SAFETY: qpx is the extended QP of a live QP (the caller borrows its
         // connection) created with send_ops_flags, so wr_start/wr_complete
@@ -218,46 +184,20 @@ impl QpNative {
         unsafe {
             sys::ibv_wr_start(qpx);
             (*qpx).wr_id = wr_id;
-            (*qpx).wr_flags = wr_flags;
+            (*qpx).wr_flags = completion.send_flags();
             build(qpx);
             sys::ibv_wr_complete(qpx)
         }
     }
 }
 
-/// A native atomic write's fields, kept in memory across `ibv_wr_start`.
-struct AtomicWriteReq {
-    qpx: *mut sys::ibv_qp_ex,
-    rkey: u32,
-    raddr: u64,
-    src: *const u8,
-    wr_flags: u32,
-    wr_id: u64,
-}
-
-/// wr_complete's result as a flag; a failure is logged as in C.
-#[inline(always)]
-fn posted(func: &'static str, ret: c_int) -> bool {
+/// wr_complete's result; a failure is logged as in C.
+fn posted(func: &'static str, ret: c_int) -> Result<()> {
     if ret == 0 {
-        return true;
+        return Ok(());
     }
-    failed(func, ret);
-    false
-}
-
-#[cold]
-fn failed(func: &'static str, ret: c_int) {
     rpma_log!(Level::Error, in func, "ibv_wr_complete() failed: {}", Errno(ret));
-}
-
-/// A native post's flag as the operation's result.
-#[inline(always)]
-pub(crate) fn ok_or_provider(posted: bool) -> Result<()> {
-    if posted {
-        Ok(())
-    } else {
-        Err(Error::Provider)
-    }
+    Err(Error::Provider)
 }
 
 #[cfg(test)]
@@ -358,7 +298,9 @@ mod tests {
             flush: true,
         };
         let placement = sys::IBV_FLUSH_PERSISTENT as u8;
-        assert!(native.flush(7, 0x1000, 64, placement, sys::IBV_SEND_SIGNALED, 0xfeed));
+        let at = |addr, rkey| Remote { addr, rkey };
+        let flushed = native.flush(at(0x1000, 7), 64, placement, Completion::Always, 0xfeed);
+        assert_eq!(flushed, Ok(()));
         SEEN.with(|s| {
             let s = s.borrow();
             assert_eq!(s.started, 1);
@@ -366,7 +308,8 @@ mod tests {
             assert_eq!(s.flush, Some((7, 0x1000, 64, placement, range)));
             assert_eq!(s.id_flags, (0xfeed, sys::IBV_SEND_SIGNALED));
         });
-        assert!(native.atomic_write(9, 0x2008, b"ABCDEFGH", 0, 0));
+        let written = native.atomic_write(at(0x2008, 9), b"ABCDEFGH", Completion::OnError, 0);
+        assert_eq!(written, Ok(()));
         SEEN.with(|s| {
             let s = s.borrow();
             assert_eq!(s.atomic, Some((9, 0x2008, *b"ABCDEFGH")));
@@ -383,14 +326,11 @@ mod tests {
             flush: true,
         };
         SEEN.with(|s| s.borrow_mut().complete_ret = libc::ENOMEM);
-        assert_eq!(
-            ok_or_provider(native.flush(1, 0, 8, 1, 0, 1)),
-            Err(Error::Provider)
-        );
-        assert_eq!(
-            ok_or_provider(native.atomic_write(1, 0, &[0; 8], 0, 1)),
-            Err(Error::Provider)
-        );
+        let at = Remote { addr: 0, rkey: 1 };
+        let flushed = native.flush(at, 8, 1, Completion::OnError, 1);
+        assert_eq!(flushed, Err(Error::Provider));
+        let written = native.atomic_write(at, &[0; 8], Completion::OnError, 1);
+        assert_eq!(written, Err(Error::Provider));
     }
 
     #[test]

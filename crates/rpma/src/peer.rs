@@ -1,16 +1,40 @@
 //! A peer: the local RDMA device a program works through, represented by a
 //! protection domain on it, plus what the device can do.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::ptr::NonNull;
+use std::sync::{Arc, OnceLock};
 
+use crate::alloc::try_arc;
 use crate::error::{check_errno_value, errno, provider_failed_with, set_errno, Error, Result};
-use crate::flush::{LazyApm, SharedApm};
+use crate::flush_target::FlushTarget;
 use crate::log::Level;
 use crate::native::{DeviceNative, Switch};
 use crate::sys;
 use crate::timeouts;
-use crate::utils::{get_ibv_context, ContextType};
+use crate::verbs::device_context;
+
+/// The kind of address a [`Device`] is looked up by, with the values of
+/// `enum rpma_util_ibv_context_type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum ContextType {
+    /// An address of this host (the device to listen or connect from).
+    Local = 0,
+    /// An address of the remote host (the device that routes to it).
+    Remote = 1,
+}
+
+impl ContextType {
+    /// The context type with C value `raw`, or `None` outside the enum.
+    pub fn from_raw(raw: i32) -> Option<ContextType> {
+        match raw {
+            0 => Some(ContextType::Local),
+            1 => Some(ContextType::Remote),
+            _ => None,
+        }
+    }
+}
 
 /// An RDMA device, as rdma_cm found it for an address: the device context
 /// a [`Peer`] is opened on.
@@ -47,13 +71,21 @@ impl Device {
         Device::lookup(addr, ContextType::Remote)
     }
 
-    /// The device for `addr` as `kind` says ([`get_ibv_context`]); an
-    /// address with a NUL byte in it, or one that names no device, is
-    /// `Error::Inval`.
+    /// The device for `addr` as `kind` says; an address with a NUL byte in
+    /// it, or one that names no device, is `Error::Inval`.
     pub fn lookup(addr: &str, kind: ContextType) -> Result<Device> {
         let addr = CString::new(addr).map_err(|_| Error::Inval)?;
-        let ctx = get_ibv_context(&addr, kind)?.ok_or(Error::Inval)?;
-        Ok(Device { ctx })
+        Device::find(&addr, kind)?.ok_or(Error::Inval)
+    }
+
+    /// The device rdma_cm finds for `addr`: the one that owns it (`Local`)
+    /// or the one it routes to it through (`Remote`). `None` when rdma_cm
+    /// binds the address to no device (the wildcard address), which
+    /// `rpma_utils_get_ibv_context` reports as a NULL context.
+    pub fn find(addr: &CStr, kind: ContextType) -> Result<Option<Device>> {
+        let local = kind == ContextType::Local;
+        let ctx = device_context(addr, local, timeouts::DEFAULT_TIMEOUT_MS)?;
+        Ok(NonNull::new(ctx).map(|ctx| Device { ctx }))
     }
 
     /// A device handle for a context the C API was given
@@ -90,9 +122,10 @@ pub struct Peer {
     ack_timeout: u8,
     iwarp: bool,
     /// Where the emulated flushes of all the peer's connections read to:
-    /// made by the first connection that needs it, so that a peer alone
-    /// takes one verbs object, as the C library's does.
-    flush_target: LazyApm,
+    /// made by the first connection that needs it (see `flush_target`).
+    /// The peer holds one reference and each such connection one; the last
+    /// to let go releases it.
+    flush_target: OnceLock<Arc<FlushTarget>>,
 }
 
 // SAFETY: a PD is a libibverbs object usable from any thread; the peer is
@@ -164,14 +197,27 @@ impl Peer {
             native,
             ack_timeout: timeouts::ack_timeout_from_env(),
             iwarp,
-            flush_target: LazyApm::new(),
+            flush_target: OnceLock::new(),
         })
     }
 
-    /// A reference to the flush read target, registered by the first call.
-    /// Set-up only: never on the data path.
-    pub(crate) fn flush_target(&self) -> Result<SharedApm> {
-        self.flush_target.get(self)
+    /// A reference to the flush read target, made by the first call.
+    /// Connections of one peer may be set up on several threads at once:
+    /// each that finds no target makes one, the first to store its own
+    /// wins, and the others' are released.
+    pub(crate) fn flush_target(&self) -> Result<Arc<FlushTarget>> {
+        let cell = &self.flush_target;
+        if let Some(target) = cell.get() {
+            // SAFETY: annotations only: the pair of the one below.
+            unsafe { sys::librpma_rs_happens_after(std::ptr::from_ref(cell).cast()) };
+            return Ok(Arc::clone(target));
+        }
+        let made = try_arc(FlushTarget::new(self.pd(), self.iwarp, self.odp_capable)?)?;
+        // SAFETY: annotations only. valgrind's race detectors do not see
+        // OnceLock's atomics order the target's set-up before the threads
+        // that find it above.
+        unsafe { sys::librpma_rs_happens_before(std::ptr::from_ref(cell).cast()) };
+        Ok(Arc::clone(cell.get_or_init(|| made)))
     }
 
     /// The protection domain every registration and queue of the peer uses.
@@ -241,7 +287,10 @@ impl Peer {
     /// }
     /// ```
     pub fn delete(mut self) -> Result<()> {
-        let flush = self.flush_target.take().map_or(Ok(()), SharedApm::release);
+        let flush = match self.flush_target.take().and_then(Arc::into_inner) {
+            Some(target) => target.delete(),
+            None => Ok(()),
+        };
         let pd = self.pd.as_ptr();
         std::mem::forget(self);
         // SAFETY: the PD is ours and released once.

@@ -6,7 +6,6 @@ use std::ffi::c_int;
 
 use crate::error::{Errno, Error, Result};
 use crate::log::Level;
-use crate::mr::{MrLocal, MrRemote};
 use crate::sys;
 
 /// When an operation produces a completion. Errors always complete: an RC
@@ -32,56 +31,11 @@ impl Completion {
     }
 }
 
-/// The scatter/gather entry of a local range, or none for the 0-byte form
-/// (no region, offset and length 0). A missing region with a range is
-/// `RPMA_E_INVAL`.
-#[inline]
-pub(crate) fn local(
-    mr: Option<&MrLocal>,
-    offset: usize,
-    len: usize,
-) -> Result<Option<sys::ibv_sge>> {
-    match mr {
-        Some(mr) => Ok(Some(mr.sge(offset, len))),
-        None if offset == 0 && len == 0 => Ok(None),
-        None => Err(Error::Inval),
-    }
-}
-
-/// The two ends of a one-sided operation: both given, or neither with
-/// every offset and the length 0 (a 0-byte operation to address 0, rkey 0).
-#[inline]
-pub(crate) fn one_sided(
-    local_mr: Option<&MrLocal>,
-    local_offset: usize,
-    remote_mr: Option<&MrRemote>,
-    remote_offset: usize,
-    len: usize,
-) -> Result<(Option<sys::ibv_sge>, Remote)> {
-    match (local_mr, remote_mr) {
-        (Some(l), Some(r)) => Ok((Some(l.sge(local_offset, len)), Remote::at(r, remote_offset))),
-        (None, None) if local_offset == 0 && remote_offset == 0 && len == 0 => {
-            Ok((None, Remote { addr: 0, rkey: 0 }))
-        }
-        _ => Err(Error::Inval),
-    }
-}
-
 /// A remote address and the key that grants access to it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Remote {
     pub(crate) addr: u64,
     pub(crate) rkey: u32,
-}
-
-impl Remote {
-    #[inline]
-    pub(crate) fn at(mr: &MrRemote, offset: usize) -> Remote {
-        Remote {
-            addr: mr.raddr.wrapping_add(offset as u64),
-            rkey: mr.rkey,
-        }
-    }
 }
 
 /// One send-queue work request before it is posted: the parts that vary,
@@ -263,24 +217,14 @@ pub(crate) enum RecvQueue {
     Srq(*mut sys::ibv_srq),
 }
 
-/// Posts one receive of `len` bytes at `offset` of `dst` (no region, offset
-/// and length 0: a 0-byte buffer) on `queue`. `op_context` is the work
-/// request id, which comes back bit-exact in `ibv_wc::wr_id`.
+/// Posts one receive into `sge` (none: a 0-byte buffer) on `queue`.
+/// `op_context` is the work request id, which comes back bit-exact in
+/// `ibv_wc::wr_id`.
 #[inline]
-pub(crate) fn recv(
-    queue: RecvQueue,
-    dst: Option<&MrLocal>,
-    offset: usize,
-    len: usize,
-    op_context: u64,
-) -> Result<()> {
-    // assigned only where it is pointed to: no zeroing on the data path
-    let mut sge: sys::ibv_sge;
-    let (sg_list, num_sge) = match local(dst, offset, len)? {
-        Some(entry) => {
-            sge = entry;
-            (std::ptr::from_mut(&mut sge), 1)
-        }
+pub(crate) fn recv(queue: RecvQueue, sge: Option<sys::ibv_sge>, op_context: u64) -> Result<()> {
+    let mut sge = sge;
+    let (sg_list, num_sge) = match sge.as_mut() {
+        Some(entry) => (std::ptr::from_mut(entry), 1),
         None => (std::ptr::null_mut(), 0),
     };
     let mut wr = sys::ibv_recv_wr {
@@ -323,15 +267,6 @@ fn recv_failed(on_srq: bool, ret: c_int) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn zero_byte_forms() {
-        assert!(matches!(local(None, 0, 0), Ok(None)));
-        assert_eq!(local(None, 1, 0).err(), Some(Error::Inval));
-        assert_eq!(local(None, 0, 1).err(), Some(Error::Inval));
-        assert!(matches!(one_sided(None, 0, None, 0, 0), Ok((None, _))));
-        assert_eq!(one_sided(None, 0, None, 8, 0).err(), Some(Error::Inval));
-    }
 
     #[test]
     fn immediate_data_is_big_endian() {

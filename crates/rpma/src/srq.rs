@@ -6,7 +6,7 @@ use std::ptr::NonNull;
 
 use crate::cq::Cq;
 use crate::error::{check_errno_value, provider_failed, Result};
-use crate::mr::MrLocal;
+use crate::mr::{local_end, MrLocal};
 use crate::peer::Peer;
 use crate::post;
 use crate::srq_cfg::SrqCfg;
@@ -66,13 +66,8 @@ impl<'p> Srq<'p> {
         len: usize,
         op_context: u64,
     ) -> Result<()> {
-        post::recv(
-            post::RecvQueue::Srq(self.as_ptr()),
-            dst,
-            offset,
-            len,
-            op_context,
-        )
+        let sge = local_end(dst, offset, len)?;
+        post::recv(post::RecvQueue::Srq(self.as_ptr()), sge, op_context)
     }
 
     /// The SRQ's own receive CQ, if it has one.

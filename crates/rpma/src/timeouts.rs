@@ -1,4 +1,5 @@
-//! How long a connection waits for a silent peer before it gives up.
+//! How long a connection waits: for each step of its set-up, and for a
+//! silent peer before it gives up.
 //!
 //! The C library leaves the queue pair's local ACK timeout to librdmacm,
 //! which on RoCE (rxe) lets an unanswered request wait forever: a peer that
@@ -12,6 +13,10 @@
 
 use crate::log::Level;
 use crate::verbs::CmId;
+
+/// Default timeout of each step of a connection set-up (address and route
+/// resolution), in milliseconds.
+pub const DEFAULT_TIMEOUT_MS: i32 = 1000;
 
 /// The exponent of the local ACK timeout (4.096 µs × 2^17 ≈ 0.54 s).
 pub(crate) const DEFAULT_ACK_TIMEOUT: u8 = 17;

@@ -19,20 +19,25 @@ use crate::error::{
 use crate::log::Level;
 use crate::sys;
 
-/// `fd` as a `BorrowedFd` without the run-time check `borrow_raw` makes
-/// (an assertion that `fd` is not -1, whose panic path would cost every
-/// fd getter of the C face a landing pad).
-///
-/// # Safety
-/// `fd` is an open file descriptor (so not -1) that stays open for `'a`.
-#[inline(always)]
-pub(crate) unsafe fn borrow_open_fd<'a>(fd: c_int) -> BorrowedFd<'a> {
-    if fd == -1 {
-        // SAFETY: an open fd is never -1 (caller contract).
-        unsafe { std::hint::unreachable_unchecked() }
+/// The device context rdma_cm finds for `addr`: the device that owns it
+/// (`local`), or the one it routes to it through. The context belongs to
+/// librdmacm's device list and is never closed by the caller. Null when
+/// rdma_cm binds the address to no device (the wildcard address).
+pub(crate) fn device_context(
+    addr: &CStr,
+    local: bool,
+    timeout_ms: c_int,
+) -> Result<*mut sys::ibv_context> {
+    let info = AddrInfo::resolve(addr, None, local)?;
+    let id = CmId::new(None)?;
+    if local {
+        id.bind(&info)?;
+    } else {
+        id.resolve_addr(&info, timeout_ms, None)?;
     }
-    // SAFETY: open for 'a (caller contract), and not -1 (checked above).
-    unsafe { BorrowedFd::borrow_raw(fd) }
+    let ctx = id.verbs();
+    id.destroy()?;
+    Ok(ctx)
 }
 
 /// How many times `CmId::resolve_addr` tries an address that times out.
@@ -146,7 +151,7 @@ impl EventChannel {
         // SAFETY: a live event channel holds an open fd (not -1), which
         // librdmacm closes only in rdma_destroy_event_channel, i.e. after
         // self (and so the borrow) is gone.
-        unsafe { borrow_open_fd(self.fd()) }
+        unsafe { BorrowedFd::borrow_raw(self.fd()) }
     }
 
     /// Takes the next event: `RPMA_E_NO_EVENT` when librdmacm says there is
@@ -264,7 +269,7 @@ impl CompChannel {
         // SAFETY: a live completion channel holds an open fd (not -1),
         // which libibverbs closes only in ibv_destroy_comp_channel, i.e.
         // after self (and so the borrow) is gone.
-        unsafe { borrow_open_fd(self.fd()) }
+        unsafe { BorrowedFd::borrow_raw(self.fd()) }
     }
 
     /// Blocks (unless the fd is non-blocking) for the next event; see
@@ -561,5 +566,82 @@ impl Drop for CmId {
     fn drop(&mut self) {
         // SAFETY: as in destroy.
         unsafe { sys::rdma_destroy_id(self.0.as_ptr()) };
+    }
+}
+
+/// A memory registration (an `ibv_mr`), deregistered when dropped.
+#[derive(Debug)]
+pub(crate) struct Registration(NonNull<sys::ibv_mr>);
+
+// SAFETY: an ibv_mr is a libibverbs object usable from any thread, and the
+// handle is only read after registration.
+unsafe impl Send for Registration {}
+// SAFETY: as above.
+unsafe impl Sync for Registration {}
+
+impl Registration {
+    /// Registers `len` bytes at `addr` on `pd` with `access`. When the
+    /// provider refuses, two fallbacks are tried before the failure is
+    /// reported (`RPMA_E_PROVIDER`, logged): without native persistent
+    /// flush, which a device grants only on persistent memory (rxe refuses
+    /// it with EINVAL elsewhere, where the C library fails; the region is
+    /// still flushable the emulated way, and natively to visibility), and,
+    /// on an `odp_capable` device, for on-demand paging, for memory the
+    /// kernel cannot pin (file-backed DAX). A fallback that succeeds logs
+    /// nothing, as a registration that succeeds logs nothing in C.
+    ///
+    /// # Safety
+    /// `pd` is live, and the memory stays allocated until the registration
+    /// is gone: the device reads and writes it as `access` allows.
+    pub(crate) unsafe fn new(
+        pd: *mut sys::ibv_pd,
+        addr: *mut c_void,
+        len: usize,
+        mut access: c_int,
+        odp_capable: bool,
+    ) -> Result<Registration> {
+        // SAFETY: the caller's contract, for this call and each below.
+        let reg = |access| NonNull::new(unsafe { sys::ibv_reg_mr(pd, addr, len, access) });
+        let mut mr = reg(access);
+        let persistent = sys::IBV_ACCESS_FLUSH_PERSISTENT as c_int;
+        if mr.is_none() && errno() == libc::EINVAL && access & persistent != 0 {
+            access &= !persistent;
+            mr = reg(access);
+        }
+        if mr.is_none() && errno() == libc::EOPNOTSUPP && odp_capable {
+            mr = reg(access | sys::IBV_ACCESS_ON_DEMAND as c_int);
+        }
+        mr.map(Registration)
+            .ok_or_else(|| provider_failed("ibv_reg_mr"))
+    }
+
+    /// Takes over an `ibv_mr` (the unit tests' fakes).
+    ///
+    /// # Safety
+    /// `mr` is valid to read while the handle lives, and the handle is
+    /// never dropped or destroyed unless `mr` came from `ibv_reg_mr`.
+    #[cfg(test)]
+    pub(crate) unsafe fn from_raw(mr: NonNull<sys::ibv_mr>) -> Registration {
+        Registration(mr)
+    }
+
+    pub(crate) fn raw(&self) -> &sys::ibv_mr {
+        // SAFETY: the MR is live while self is.
+        unsafe { self.0.as_ref() }
+    }
+
+    /// Deregisters, reporting a failure (`RPMA_E_PROVIDER`, logged).
+    pub(crate) fn destroy(self) -> Result<()> {
+        let mr = self.0.as_ptr();
+        std::mem::forget(self);
+        // SAFETY: the MR is ours and deregistered once.
+        check_errno_value("ibv_dereg_mr", unsafe { sys::ibv_dereg_mr(mr) })
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        // SAFETY: as in destroy.
+        unsafe { sys::ibv_dereg_mr(self.0.as_ptr()) };
     }
 }

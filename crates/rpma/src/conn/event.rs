@@ -47,3 +47,27 @@ impl ConnEvent {
         }
     }
 }
+
+/// The description of any raw event value: an event's own
+/// ([`ConnEvent::as_cstr`]), or "Unsupported connection event" for a value
+/// outside the enum, as `rpma_utils_conn_event_2str` gives it.
+pub fn event_str(raw: i32) -> &'static CStr {
+    ConnEvent::from_raw(raw).map_or(c"Unsupported connection event", ConnEvent::as_cstr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_value_has_its_text() {
+        assert_eq!(event_str(-1), c"Undefined connection event");
+        assert_eq!(event_str(4), c"Connection unreachable");
+        for bad in [-2, 5, i32::MAX, i32::MIN] {
+            assert_eq!(event_str(bad), c"Unsupported connection event");
+        }
+        for raw in -1..=4 {
+            assert_eq!(ConnEvent::from_raw(raw).unwrap() as i32, raw);
+        }
+    }
+}

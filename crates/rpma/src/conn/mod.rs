@@ -3,14 +3,14 @@
 
 use std::ffi::c_int;
 use std::marker::PhantomData;
-use std::mem::{ManuallyDrop, MaybeUninit};
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::{Arc, OnceLock};
 
-use crate::alloc::{try_box_uninit, try_copy};
+use crate::alloc::try_copy;
 use crate::cq::Cq;
 use crate::error::{Error, FirstError, Result};
-use crate::flush::SharedApm;
+use crate::flush_target::FlushTarget;
 use crate::log::Level;
 use crate::native::QpNative;
 use crate::peer::Peer;
@@ -22,26 +22,30 @@ use crate::verbs::{CmId, CompChannel, EventChannel};
 
 mod event;
 mod ops;
-mod pdata;
-pub use event::ConnEvent;
+pub use event::{event_str, ConnEvent};
 pub use ops::{Wake, ATOMIC_WRITE_LEN};
 
 /// A connection (opaque to C).
 #[derive(Debug)]
 pub struct Conn<'a> {
+    // The parts, taken out (and released in the C library's order) by
+    // `release`, which `delete` and `Drop` both run.
     id: Option<CmId>,
     queues: Option<Queues>,
     evch: Option<EventChannel>,
-    flush: Option<SharedApm>,
-    /// Set once: at creation on the passive side, at the first ESTABLISHED
-    /// event on the active side. Never changed afterwards, so the slice may
-    /// be handed out until the connection is deleted.
-    private_data: pdata::PrivateData,
+    /// The peer's flush read target, held exactly when the queue pair has
+    /// no native flush.
+    flush: Option<Arc<FlushTarget>>,
+    /// What the peer sent: set at creation on the passive side, at the
+    /// first ESTABLISHED event on the active side, and never changed
+    /// afterwards, so the slice may be handed out until the connection is
+    /// deleted.
+    private_data: OnceLock<Box<[u8]>>,
     direct_write_to_pmem: AtomicBool,
-    /// Copies of what the data path and the event loop ask for most, taken
-    /// when the parts arrive: reading them needs no "is it there yet" check
-    /// (a failed check would be a panic, and the unwinding code for it costs
-    /// every call). Valid from `fill` until the connection is released.
+    /// The QP and its native operations, and the event channel's fd, kept
+    /// apart from the parts above: the data path and the event loop read
+    /// them on every call, and need no "is it there yet" for them. Valid
+    /// from `new` until the connection is released.
     qp: *mut sys::ibv_qp,
     native: QpNative,
     event_fd: c_int,
@@ -52,49 +56,9 @@ pub struct Conn<'a> {
     _borrows: PhantomData<(&'a Peer, &'a Srq<'a>)>,
 }
 
-/// The heap room of a connection not put together yet ([`Conn::alloc`]).
-pub(crate) struct ConnRoom<'a>(Box<MaybeUninit<Conn<'a>>>);
-
-impl<'a> ConnRoom<'a> {
-    /// Puts the connection together from a request's parts in one write.
-    /// `incoming`: the request came through an endpoint and is not
-    /// accepted yet, so releasing the connection before `accept` rejects
-    /// it.
-    ///
-    /// Written whole, the object is initialised once: filled in field by
-    /// field after a default, each field was written twice and the empty
-    /// parts it replaced went through their drop code.
-    pub(crate) fn fill(
-        self,
-        id: CmId,
-        queues: Queues,
-        evch: Option<EventChannel>,
-        incoming: bool,
-    ) -> Box<Conn<'a>> {
-        let qp = id.qp();
-        let native = queues.native;
-        let mut room = self.0;
-        room.write(Conn {
-            id: Some(id),
-            queues: Some(queues),
-            evch,
-            flush: None,
-            private_data: Default::default(),
-            direct_write_to_pmem: AtomicBool::new(false),
-            qp,
-            native,
-            event_fd: -1,
-            unanswered: incoming,
-            _borrows: PhantomData,
-        });
-        // SAFETY: written whole just above.
-        unsafe { room.assume_init() }
-    }
-}
-
-// SAFETY: the cm id, event channel, CQs, QP and MR are librdmacm/libibverbs
+// SAFETY: the cm id, event channel, CQs and QP are librdmacm/libibverbs
 // objects usable from any thread. After creation the only mutable state is
-// the private-data cell (itself Sync) and the AtomicBool; the QP pointers and
+// the private data (a OnceLock) and the AtomicBool; the QP pointers and
 // event fd are plain copies; everything else changes only in
 // `delete(self)`/Drop, which own the connection.
 unsafe impl Send for Conn<'_> {}
@@ -102,11 +66,31 @@ unsafe impl Send for Conn<'_> {}
 unsafe impl Sync for Conn<'_> {}
 
 impl<'a> Conn<'a> {
-    /// Room for a connection, taken before the request gives up its parts:
-    /// when the allocation fails they are still the request's, which
-    /// releases (and, for an incoming one, rejects) them.
-    pub(crate) fn alloc() -> Result<ConnRoom<'a>> {
-        try_box_uninit().map(ConnRoom)
+    /// Puts a connection together from a request's parts. `incoming`: the
+    /// request came through an endpoint and is not accepted yet, so
+    /// releasing the connection before `accept` rejects it.
+    pub(crate) fn new(
+        id: CmId,
+        queues: Queues,
+        evch: Option<EventChannel>,
+        incoming: bool,
+    ) -> Conn<'a> {
+        let qp = id.qp();
+        let native = queues.native;
+        let event_fd = evch.as_ref().map_or(-1, EventChannel::fd);
+        Conn {
+            id: Some(id),
+            queues: Some(queues),
+            evch,
+            flush: None,
+            private_data: OnceLock::new(),
+            direct_write_to_pmem: AtomicBool::new(false),
+            qp,
+            native,
+            event_fd,
+            unanswered: incoming,
+            _borrows: PhantomData,
+        }
     }
 
     /// Takes the peer's flush read target when the connection emulates
@@ -134,14 +118,20 @@ impl<'a> Conn<'a> {
         };
         self.event_fd = evch.fd();
         if let Some(p) = private_data {
-            self.private_data.set(p);
+            let _ = self.private_data.set(p);
         }
         Ok(())
     }
 
-    /// Where the emulated flushes of this connection read to.
-    fn flush_target(&self) -> &crate::mr::MrLocal<'static> {
-        self.flush.as_ref().expect("present until deleted").mr()
+    /// Where the emulated flushes of this connection read to; none when
+    /// its queue pair flushes natively.
+    pub(crate) fn flush_target(&self) -> Option<&FlushTarget> {
+        self.flush.as_deref()
+    }
+
+    /// The native operations of the queue pair.
+    pub(crate) fn native(&self) -> &QpNative {
+        &self.native
     }
 
     fn id(&self) -> &CmId {
@@ -168,7 +158,7 @@ impl<'a> Conn<'a> {
         // it its event channel, whose open fd this is; the channel is
         // destroyed only when the connection is deleted or dropped, after
         // the borrow of `self` ends.
-        unsafe { crate::verbs::borrow_open_fd(self.event_fd) }
+        unsafe { BorrowedFd::borrow_raw(self.event_fd) }
     }
 
     /// Takes the next connection event. An event that means nothing to a
@@ -183,7 +173,7 @@ impl<'a> Conn<'a> {
         // The active side learns the peer's private data from the first
         // ESTABLISHED event; it is copied before the ack frees it.
         let mut pdata = None;
-        if kind == sys::RDMA_CM_EVENT_ESTABLISHED && self.private_data.is_unset() {
+        if kind == sys::RDMA_CM_EVENT_ESTABLISHED && self.private_data.get().is_none() {
             let data = ev.private_data();
             if !data.is_empty() {
                 match try_copy(data) {
@@ -197,7 +187,9 @@ impl<'a> Conn<'a> {
         }
         ev.ack()?;
         if let Some(d) = pdata {
-            self.private_data.set(d);
+            // Another thread's event may have set it meanwhile; the first
+            // copy stays.
+            let _ = self.private_data.set(d);
         }
         let event = match kind {
             sys::RDMA_CM_EVENT_ESTABLISHED => ConnEvent::Established,
@@ -240,7 +232,7 @@ impl<'a> Conn<'a> {
     /// accept (active side, after ESTABLISHED). On RoCE the peer's data is
     /// padded with zeros to the transport's full size.
     pub fn private_data(&self) -> Option<&[u8]> {
-        self.private_data.get()
+        self.private_data.get().map(|d| &d[..])
     }
 
     /// Takes over the remote peer's declaration of direct write to
@@ -286,8 +278,9 @@ impl<'a> Conn<'a> {
 
     fn release(&mut self) -> Result<()> {
         let mut errors = FirstError::default();
-        if let Some(f) = self.flush.take() {
-            errors.note(f.release());
+        // The last user of the peer's flush target releases it.
+        if let Some(target) = self.flush.take().and_then(Arc::into_inner) {
+            errors.note(target.delete());
         }
         let Some(id) = self.id.take() else {
             return errors.result();
@@ -298,33 +291,11 @@ impl<'a> Conn<'a> {
         errors.result()
     }
 
-    /// Releases everything; does not disconnect first. Boxed, as C holds it:
-    /// taken by value, the connection was first copied out of its box.
+    /// Releases everything and reports the first failure; does not
+    /// disconnect first. Boxed, as C holds it.
     #[allow(clippy::boxed_local)] // the box is what C holds
     pub fn delete(mut self: Box<Self>) -> Result<()> {
-        let result = self.release();
-        self.free_released();
-        result
-    }
-
-    /// Frees a released connection without its `Drop`, which would find
-    /// nothing left to release: run on the emptied fields, it cost about 50
-    /// instructions per connection. Only the peer's private data is left
-    /// to drop.
-    fn free_released(mut self: Box<Self>) {
-        debug_assert!(
-            self.id.is_none()
-                && self.queues.is_none()
-                && self.evch.is_none()
-                && self.flush.is_none()
-        );
-        drop(std::mem::take(&mut self.private_data));
-        // SAFETY: `ManuallyDrop<Conn>` has the layout of `Conn`, so the box
-        // is freed with the layout it was allocated with. Skipping `Conn`'s
-        // drop leaks nothing: its owning fields are `None` (above) or, for
-        // the private data, emptied just before; the rest are atomics,
-        // plain copies and a marker.
-        drop(unsafe { Box::from_raw(Box::into_raw(self).cast::<ManuallyDrop<Conn<'a>>>()) });
+        self.release()
     }
 }
 

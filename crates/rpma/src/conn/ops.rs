@@ -11,11 +11,9 @@
 use super::Conn;
 use crate::cq::Cq;
 use crate::error::{Error, Result};
-use crate::flush::{self, FlushType};
 use crate::log::Level;
-use crate::mr::{MrLocal, MrRemote};
-use crate::native::ok_or_provider;
-use crate::post::{self, Completion, Kind, Remote, SendWr};
+use crate::mr::{local_end, one_sided_ends, MrLocal, MrRemote};
+use crate::post::{self, Completion, Kind, SendWr};
 use crate::sys;
 
 /// Bytes written by an atomic write, and the alignment of its target.
@@ -49,7 +47,7 @@ impl Conn<'_> {
         completion: Completion,
         op_context: u64,
     ) -> Result<()> {
-        let (sge, remote) = post::one_sided(dst, dst_offset, src, src_offset, len)?;
+        let (sge, remote) = one_sided_ends(dst, dst_offset, src, src_offset, len)?;
         SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
             .sge(sge)
             .remote(remote)
@@ -72,7 +70,7 @@ impl Conn<'_> {
         imm: Option<u32>,
         op_context: u64,
     ) -> Result<()> {
-        let (sge, remote) = post::one_sided(src, src_offset, dst, dst_offset, len)?;
+        let (sge, remote) = one_sided_ends(src, src_offset, dst, dst_offset, len)?;
         let wr = match imm {
             None => SendWr::new(sys::IBV_WR_RDMA_WRITE, completion, op_context),
             Some(imm) => {
@@ -95,11 +93,14 @@ impl Conn<'_> {
         completion: Completion,
         op_context: u64,
     ) -> Result<()> {
-        if self.native.atomic_write {
-            return self.native_atomic_write_outlined(dst, dst_offset, src, completion, op_context);
-        }
         if dst_offset % ATOMIC_WRITE_LEN != 0 {
             return Err(Error::Inval);
+        }
+        let remote = dst.at(dst_offset);
+        if self.native.atomic_write {
+            return self
+                .native
+                .atomic_write(remote, src, completion, op_context);
         }
         let sge = sys::ibv_sge {
             addr: src.as_ptr() as u64,
@@ -109,89 +110,8 @@ impl Conn<'_> {
         SendWr::new(sys::IBV_WR_RDMA_WRITE, completion, op_context)
             .extra_flags(sys::IBV_SEND_INLINE | sys::IBV_SEND_FENCE)
             .sge(Some(sge))
-            .remote(Remote::at(dst, dst_offset))
+            .remote(remote)
             .post(self.qp(), Kind::AtomicWrite)
-    }
-
-    /// Whether atomic writes go native (then `native_atomic_write` is the
-    /// whole of one, once its arguments are checked).
-    #[inline]
-    pub fn has_native_atomic_write(&self) -> bool {
-        self.native.atomic_write
-    }
-
-    /// The native atomic write of 8 bytes to `dst_offset`, which must be
-    /// 8-byte aligned, on a QP that has it.
-    #[inline(always)]
-    pub fn native_atomic_write(
-        &self,
-        dst: &MrRemote,
-        dst_offset: usize,
-        src: &[u8; ATOMIC_WRITE_LEN],
-        completion: Completion,
-        op_context: u64,
-    ) -> Result<()> {
-        if dst_offset % ATOMIC_WRITE_LEN != 0 {
-            return Err(Error::Inval);
-        }
-        let remote = Remote::at(dst, dst_offset);
-        ok_or_provider(self.native.atomic_write(
-            remote.rkey,
-            remote.addr,
-            src,
-            completion.send_flags(),
-            op_context,
-        ))
-    }
-
-    // Out of line: inlined, the native post (its request's stack slot and
-    // three provider calls) grows the emulated path around it, from 71 to
-    // 89 instructions in the C face's emulated entry (objdump; 68 since
-    // Completion's discriminants are its send flags), frame
-    // set-up included.
-    #[inline(never)]
-    fn native_atomic_write_outlined(
-        &self,
-        dst: &MrRemote,
-        dst_offset: usize,
-        src: &[u8; ATOMIC_WRITE_LEN],
-        completion: Completion,
-        op_context: u64,
-    ) -> Result<()> {
-        self.native_atomic_write(dst, dst_offset, src, completion, op_context)
-    }
-
-    /// Makes the data written before it to `dst` visible (or persistent)
-    /// at the peer, as far as the connection and the region allow.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    pub fn flush(
-        &self,
-        dst: &MrRemote,
-        dst_offset: usize,
-        len: usize,
-        kind: FlushType,
-        completion: Completion,
-        op_context: u64,
-    ) -> Result<()> {
-        flush::check(kind, self.direct_write_to_pmem(), dst)?;
-        if self.native.flush {
-            let remote = Remote::at(dst, dst_offset);
-            return ok_or_provider(self.native.flush(
-                remote.rkey,
-                remote.addr,
-                len,
-                kind.placement(),
-                completion.send_flags(),
-                op_context,
-            ));
-        }
-        // The emulation reads a fixed amount, whatever `len`.
-        let target = self.flush_target();
-        SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
-            .sge(Some(target.sge(0, flush::READ_LEN)))
-            .remote(Remote::at(dst, dst_offset))
-            .post(self.qp(), Kind::Read)
     }
 
     /// Sends `len` bytes at `offset` of `src` (nothing: a 0-byte message),
@@ -206,7 +126,7 @@ impl Conn<'_> {
         imm: Option<u32>,
         op_context: u64,
     ) -> Result<()> {
-        let sge = post::local(src, offset, len)?;
+        let sge = local_end(src, offset, len)?;
         let wr = match imm {
             None => SendWr::new(sys::IBV_WR_SEND, completion, op_context),
             Some(imm) => SendWr::new(sys::IBV_WR_SEND_WITH_IMM, completion, op_context).imm(imm),
@@ -225,7 +145,8 @@ impl Conn<'_> {
         len: usize,
         op_context: u64,
     ) -> Result<()> {
-        post::recv(post::RecvQueue::Qp(self.qp()), dst, offset, len, op_context)
+        let sge = local_end(dst, offset, len)?;
+        post::recv(post::RecvQueue::Qp(self.qp()), sge, op_context)
     }
 
     /// Blocks until a queue of the connection reports to the shared
