@@ -166,6 +166,7 @@ check-rust: trixie-root
 	$(CARGO) test --workspace
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p rpma --no-deps
 	$(CARGO) clippy --workspace --all-targets --features fault-injection --target-dir target/fault -- -D warnings
+	scripts/module-deps.sh >/dev/null
 
 # The rpma crate's programs that need rxe0 (its examples and its device
 # tests), built on the host for the SoftRoCE suite to run in the guest.

@@ -60,58 +60,22 @@ pub unsafe extern "C" fn rpma_cq_get_wc(
     wc: *mut ibv_wc,
     num_entries_got: *mut c_int,
 ) -> c_int {
-    // One entry, the data path's usual poll, has a path of its own: with
-    // the count known, only the output pointer outlives the provider call,
-    // which keeps the frame to one saved register. Any other count goes
-    // on in a function of its own, reached by a jump.
-    if num_entries != 1 {
-        // SAFETY: caller contract above.
-        return unsafe { get_wc_many(cq, num_entries, wc, num_entries_got) };
-    }
     boundary(move || {
         // SAFETY: caller contract above.
         let cq = unsafe { arg(cq) }?;
-        if wc.is_null() {
-            return Err(Error::Inval);
-        }
-        // SAFETY: the caller provides one writable entry.
-        let got = cq.poll_uninit(unsafe { entries(wc, 1) })?;
-        if let Some(slot) = NonNull::new(num_entries_got) {
-            // SAFETY: a non-NULL output pointer (caller contract).
-            unsafe { put(slot, got as c_int) };
-        }
-        Ok(())
-    })
-}
-
-/// `rpma_cq_get_wc` for any number of entries but one, with the same
-/// checks in the same order (the argument errors are all `RPMA_E_INVAL`).
-///
-/// # Safety
-/// As for `rpma_cq_get_wc`.
-#[inline(never)]
-unsafe fn get_wc_many(
-    cq: *mut Cq,
-    num_entries: c_int,
-    wc: *mut ibv_wc,
-    num_entries_got: *mut c_int,
-) -> c_int {
-    boundary(move || {
-        // SAFETY: caller contract above.
-        let cq = unsafe { arg(cq) }?;
+        let got_slot = NonNull::new(num_entries_got);
         // more than one entry needs somewhere to say how many came
-        let (false, Some(slot)) = (wc.is_null(), NonNull::new(num_entries_got)) else {
-            return Err(Error::Inval);
-        };
-        if num_entries < 1 {
+        if wc.is_null() || num_entries < 1 || (num_entries > 1 && got_slot.is_none()) {
             return Err(Error::Inval);
         }
         // SAFETY: the caller provides num_entries (at least 1) writable
         // entries.
         let got = cq.poll_uninit(unsafe { entries(wc, num_entries as usize) })?;
-        // SAFETY: a non-NULL output pointer (caller contract); `got` is at
-        // most num_entries, so it fits.
-        unsafe { put(slot, got as c_int) };
+        if let Some(slot) = got_slot {
+            // SAFETY: a non-NULL output pointer (caller contract); `got` is
+            // at most num_entries, so it fits.
+            unsafe { put(slot, got as c_int) };
+        }
         Ok(())
     })
 }

@@ -206,10 +206,12 @@ pub(crate) unsafe fn take_handle<T>(ptr: *mut *mut T) -> Result<Option<Box<T>>> 
 }
 
 /// Process-wide set-up when the library is loaded, as the C library does:
-/// the syslog identity "rpma" (with the PID, facility LOCAL7).
+/// the syslog identity "rpma" (with the PID, facility LOCAL7), and log
+/// messages that name the C library's functions.
 extern "C" fn on_load() {
     // SAFETY: the identity is a static NUL-terminated string.
     unsafe { libc::openlog(c"rpma".as_ptr(), libc::LOG_PID, libc::LOG_LOCAL7) };
+    rpma::log::set_op_names(log::c_function);
     log::set_function(None);
 }
 

@@ -12,7 +12,7 @@ use crate::alloc::try_box;
 use crate::conn::Conn;
 use crate::conn_cfg::{ConnCfg, ConnSettings};
 use crate::error::{Error, FirstError, Result};
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::mr::MrLocal;
 use crate::peer::Peer;
 use crate::post;
@@ -117,7 +117,7 @@ impl<'a> ConnReq<'a> {
         let queues = Queues::build(peer, &id, &s)?;
         rpma_log!(
             Level::Notice,
-            "rpma_conn_req_new",
+            Op::ConnReqNew,
             "Requesting a connection to {}:{}",
             addr.to_string_lossy(),
             port.to_string_lossy()

@@ -10,7 +10,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::{check_errno_value, provider_failed, Error, Result};
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::sys;
 use crate::verbs::{next_cq_event, CompChannel};
 
@@ -153,11 +153,7 @@ impl Cq {
         // `asked` whole entries inside the slice. (No entries: nothing can
         // be in range, and the provider's 0 is `Error::NoCompletion`.)
         let got = unsafe { sys::ibv_poll_cq(self.cq.as_ptr(), asked, out.as_mut_ptr().cast()) };
-        if in_range(got, asked) {
-            Ok(got as usize)
-        } else {
-            Err(get_wc_failure(got, asked))
-        }
+        poll_outcome(got, asked)
     }
 
     /// The libibverbs completion queue, live as long as `self`.
@@ -202,61 +198,32 @@ impl Drop for Cq {
     }
 }
 
-/// Whether `got`, the count `ibv_poll_cq` returned for `asked` entries,
-/// means completions were taken: 1 ..= asked, in one unsigned comparison
-/// (0 and negative counts wrap to large values), because every returning
-/// poll of the data path passes here.
-#[inline(always)]
-pub(crate) fn in_range(got: c_int, asked: c_int) -> bool {
-    (got as u32).wrapping_sub(1) < asked as u32
-}
-
-/// What a count outside 1 ..= asked means, logged as the C library does:
-/// none is `RPMA_E_NO_COMPLETION`, a negative count (providers return one
-/// without setting errno) `RPMA_E_PROVIDER`, more than asked
-/// `RPMA_E_UNKNOWN`. An empty queue, which busy polling meets all the
-/// time, is handled inline; the rest out of line, so the returning poll
-/// keeps a small frame. (Named for `rpma_cq_get_wc`, whose cost the
-/// benchmark's report gathers by name.)
-#[inline(always)]
-pub(crate) fn get_wc_failure(got: c_int, asked: c_int) -> Error {
-    if got == 0 {
-        if crate::log::enabled(Level::Debug) {
-            log_no_completion();
+/// What `ibv_poll_cq` returning `got` for `asked` entries means, logged
+/// as the C library logs it: 1 ..= asked completions were taken; none is
+/// `RPMA_E_NO_COMPLETION`; a negative count (providers return one without
+/// setting errno) `RPMA_E_PROVIDER`; more than asked `RPMA_E_UNKNOWN`.
+#[inline]
+fn poll_outcome(got: c_int, asked: c_int) -> Result<usize> {
+    match got {
+        1.. if got <= asked => Ok(got as usize),
+        0 => {
+            rpma_log!(Level::Debug, Op::CqPoll, "No completion in the CQ");
+            Err(Error::NoCompletion)
         }
-        return Error::NoCompletion;
-    }
-    get_wc_broken(got, asked)
-}
-
-/// The message's arguments out of line: they would need a stack frame on
-/// the path of every returning poll.
-#[cold]
-#[inline(never)]
-fn log_no_completion() {
-    rpma_log!(Level::Debug, "rpma_cq_get_wc", "No completion in the CQ");
-}
-
-#[cold]
-#[inline(never)]
-fn get_wc_broken(got: c_int, asked: c_int) -> Error {
-    if got < 0 {
-        rpma_log!(
-            Level::Error,
-            "rpma_cq_get_wc",
-            "ibv_poll_cq() failed: {}",
-            got
-        );
-        Error::Provider
-    } else {
-        rpma_log!(
-            Level::Error,
-            "rpma_cq_get_wc",
-            "ibv_poll_cq() returned {} where <= {} is expected",
-            got,
-            asked
-        );
-        Error::Unknown
+        ..0 => {
+            rpma_log!(Level::Error, Op::CqPoll, "ibv_poll_cq() failed: {}", got);
+            Err(Error::Provider)
+        }
+        _ => {
+            rpma_log!(
+                Level::Error,
+                Op::CqPoll,
+                "ibv_poll_cq() returned {} where <= {} is expected",
+                got,
+                asked
+            );
+            Err(Error::Unknown)
+        }
     }
 }
 
@@ -500,20 +467,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_in_range_are_one_to_asked() {
-        assert!(in_range(1, 1));
-        assert!(in_range(5, 5));
-        assert!(!in_range(0, 5));
-        assert!(!in_range(6, 5));
-        assert!(!in_range(-1, 5));
-        assert!(!in_range(c_int::MIN, c_int::MAX));
-    }
-
-    #[test]
-    fn counts_out_of_range_map_to_the_c_codes() {
-        assert_eq!(get_wc_failure(0, 1), Error::NoCompletion);
-        assert_eq!(get_wc_failure(-22, 4), Error::Provider);
-        assert_eq!(get_wc_failure(5, 4), Error::Unknown);
+    fn counts_map_to_the_c_codes() {
+        assert_eq!(poll_outcome(1, 1), Ok(1));
+        assert_eq!(poll_outcome(5, 5), Ok(5));
+        assert_eq!(poll_outcome(0, 1), Err(Error::NoCompletion));
+        assert_eq!(poll_outcome(-22, 4), Err(Error::Provider));
+        assert_eq!(poll_outcome(c_int::MIN, c_int::MAX), Err(Error::Provider));
+        assert_eq!(poll_outcome(5, 4), Err(Error::Unknown));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::alloc::try_box;
 use crate::conn_cfg::ConnCfg;
 use crate::conn_req::ConnReq;
 use crate::error::{Error, Result};
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::peer::Peer;
 use crate::sys;
 use crate::verbs::{AddrInfo, CmId, EventChannel};
@@ -59,7 +59,7 @@ impl<'p> Ep<'p> {
         id.listen()?;
         rpma_log!(
             Level::Notice,
-            "rpma_ep_listen",
+            Op::EpListen,
             "Waiting for incoming connection on {}:{}",
             addr.to_string_lossy(),
             port.to_string_lossy()
@@ -86,14 +86,14 @@ impl<'p> Ep<'p> {
     where
         'p: 'a,
     {
-        let ev = self.evch.next("rpma_ep_next_conn_req\0")?;
+        let ev = self.evch.next(Op::EpNextConnReq)?;
         let e = ev.get();
         if e.event != sys::RDMA_CM_EVENT_CONNECT_REQUEST {
             // SAFETY: rdma_event_str returns a static string for any value.
             let name = unsafe { CStr::from_ptr(sys::rdma_event_str(e.event)) };
             rpma_log!(
                 Level::Error,
-                "rpma_ep_next_conn_req",
+                Op::EpNextConnReq,
                 "Unexpected event received: {}",
                 name.to_string_lossy()
             );

@@ -5,7 +5,7 @@
 use std::ffi::{c_char, c_int, CStr};
 use std::fmt;
 
-use crate::log::Level;
+use crate::log::{Level, Op};
 
 /// Every failure a librpma function can report. The discriminants are the
 /// C error codes, so the mapping is fixed in one place.
@@ -132,24 +132,20 @@ impl fmt::Display for Errno {
 /// Logs a failed provider call at ERROR level with the current errno and
 /// returns `RPMA_E_PROVIDER`.
 pub(crate) fn provider_failed(call: &str) -> Error {
-    provider_failed_in("rpma\0", call)
+    provider_failed_in(Op::Verbs, call)
 }
 
-/// The same, naming the API function `func` (NUL-terminated) as the
-/// message's origin, where the C library's message names it too.
-pub(crate) fn provider_failed_in(func: &'static str, call: &str) -> Error {
+/// The same, naming the operation `op` as the message's origin.
+pub(crate) fn provider_failed_in(op: Op, call: &str) -> Error {
     let e = errno();
-    rpma_log!(Level::Error, in func, "{}() failed: {}", call, Errno(e));
+    rpma_log!(Level::Error, op, "{}() failed: {}", call, Errno(e));
     Error::Provider
 }
 
 /// The same for calls that return an errno value instead of setting errno.
-/// Out of line and cold: the message's arguments then cost the calls that
-/// succeed (among them every wait's re-arm) nothing.
 #[cold]
-#[inline(never)]
 pub(crate) fn provider_failed_with(call: &str, err: c_int) -> Error {
-    rpma_log!(Level::Error, "rpma", "{}() failed: {}", call, Errno(err));
+    rpma_log!(Level::Error, Op::Verbs, "{}() failed: {}", call, Errno(err));
     Error::Provider
 }
 

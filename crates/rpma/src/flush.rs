@@ -6,7 +6,7 @@
 
 use crate::conn::Conn;
 use crate::error::{Error, Result};
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::mr::{MrRemote, Usage};
 use crate::post::{Completion, Kind, SendWr};
 use crate::sys;
@@ -53,7 +53,7 @@ fn check(kind: FlushType, direct_write_to_pmem: bool, dst: &MrRemote) -> Result<
         }
         _ => return Ok(()),
     };
-    rpma_log!(Level::Error, "rpma_flush", "{}", refusal);
+    rpma_log!(Level::Error, Op::Flush, "{}", refusal);
     Err(Error::NoSupp)
 }
 

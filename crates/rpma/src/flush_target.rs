@@ -18,7 +18,7 @@ use std::ffi::c_void;
 use std::ptr::NonNull;
 
 use crate::error::{errno, Errno, Error, Result};
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::sys;
 use crate::usage::Usage;
 use crate::verbs::Registration;
@@ -89,7 +89,7 @@ impl Page {
         if len < 0 {
             rpma_log!(
                 Level::Error,
-                "rpma_flush_apm_new",
+                Op::FlushTargetNew,
                 "sysconf(_SC_PAGESIZE) failed: {}",
                 Errno(errno())
             );
@@ -112,7 +112,7 @@ impl Page {
         if ptr == libc::MAP_FAILED {
             rpma_log!(
                 Level::Error,
-                "rpma_flush_apm_new",
+                Op::FlushTargetNew,
                 "mmap() failed: {}",
                 Errno(errno())
             );

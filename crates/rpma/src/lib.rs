@@ -5,6 +5,27 @@
 //! the C library; `rpma-sys` (re-exported as [`sys`]) holds the raw
 //! bindings to libibverbs and librdmacm below them.
 //!
+//! # Layers
+//!
+//! A module imports only from its own layer or the ones below, and the
+//! import graph has no cycle (`scripts/module-deps.sh` checks it):
+//!
+//! ```text
+//! operations     flush (Conn::flush)      conn::ops (read, write, atomic
+//!                                          write, send, recv, wait)
+//! objects        ep -> conn_req -> conn -> queues -> peer, cq, srq
+//!                mr -> peer               conn_cfg, peer_cfg, srq_cfg
+//! verbs handles  verbs (cm ids, channels, events, registrations)
+//!                post (work requests)     native (extended-QP requests)
+//!                flush_target (a peer's flush read page)   timeouts
+//! base           error  log  alloc  usage (region uses, access rights)
+//! ------------------------------------------------------------------
+//! rpma-sys       the libibverbs/librdmacm bindings and inline verbs
+//! ```
+//!
+//! Log messages name the core's operations ([`log::Op`]); the C face gives
+//! them the C library's function names.
+//!
 //! # The object graph
 //!
 //! Everything starts from a [`Device`](peer::Device), the RDMA device that

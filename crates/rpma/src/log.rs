@@ -23,6 +23,7 @@ use std::fmt;
 use std::io::Write;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering::SeqCst};
+use std::sync::OnceLock;
 
 /// Message levels, with the values of `enum rpma_log_level`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -99,6 +100,120 @@ impl Threshold {
 /// at once. A panic in it is caught and loses that message only.
 pub type Sink = dyn Fn(&Record<'_>) + Send + Sync;
 
+/// The operation a message comes from: an API call of the crate, or a
+/// step inside one (resolving an address, posting a work request).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Op {
+    /// A libibverbs or librdmacm call made by no more specific step.
+    Verbs,
+    /// Resolving an address and port (`rdma_getaddrinfo`).
+    ResolveAddrInfo,
+    /// Binding a cm id to a local address.
+    BindAddr,
+    /// Resolving a remote address to a device.
+    ResolveAddr,
+    /// Resolving the route to a remote address.
+    ResolveRoute,
+    /// [`Peer::new`](crate::peer::Peer::new).
+    PeerNew,
+    /// Creating a connection's queue pair.
+    CreateQp,
+    /// Building a connection's completion queues and queue pair.
+    BuildQueues,
+    /// [`ConnReq::new`](crate::conn_req::ConnReq::new).
+    ConnReqNew,
+    /// Setting a connection's ACK timeout before it connects.
+    SetAckTimeout,
+    /// [`Ep::listen`](crate::ep::Ep::listen).
+    EpListen,
+    /// [`Ep::next_conn_req`](crate::ep::Ep::next_conn_req).
+    EpNextConnReq,
+    /// [`Conn::next_event`](crate::conn::Conn::next_event).
+    ConnNextEvent,
+    /// [`Conn::disconnect`](crate::conn::Conn::disconnect).
+    ConnDisconnect,
+    /// [`Conn::wait`](crate::conn::Conn::wait).
+    ConnWait,
+    /// [`Cq::poll`](crate::cq::Cq::poll).
+    CqPoll,
+    /// The checks of [`Conn::flush`](crate::conn::Conn::flush).
+    Flush,
+    /// Making a peer's flush read target.
+    FlushTargetNew,
+    /// Posting an RDMA read (also an emulated flush).
+    PostRead,
+    /// Posting an RDMA write.
+    PostWrite,
+    /// Posting an atomic write.
+    PostAtomicWrite,
+    /// Posting a native flush.
+    PostFlush,
+    /// Posting a send.
+    PostSend,
+    /// Posting a receive on a connection.
+    PostRecv,
+    /// Posting a receive on a shared receive queue.
+    PostSrqRecv,
+    /// [`MrLocal::advise`](crate::mr::MrLocal::advise).
+    MrAdvise,
+    /// [`MrRemote::from_descriptor`](crate::mr::MrRemote::from_descriptor).
+    MrRemoteFromDescriptor,
+    /// [`PeerCfg::from_descriptor`](crate::peer_cfg::PeerCfg::from_descriptor).
+    PeerCfgFromDescriptor,
+}
+
+impl Op {
+    /// The crate's name for the operation.
+    pub const fn as_cstr(self) -> &'static CStr {
+        match self {
+            Op::Verbs => c"verbs",
+            Op::ResolveAddrInfo => c"resolve address info",
+            Op::BindAddr => c"bind address",
+            Op::ResolveAddr => c"resolve address",
+            Op::ResolveRoute => c"resolve route",
+            Op::PeerNew => c"Peer::new",
+            Op::CreateQp => c"create queue pair",
+            Op::BuildQueues => c"build queues",
+            Op::ConnReqNew => c"ConnReq::new",
+            Op::SetAckTimeout => c"set ACK timeout",
+            Op::EpListen => c"Ep::listen",
+            Op::EpNextConnReq => c"Ep::next_conn_req",
+            Op::ConnNextEvent => c"Conn::next_event",
+            Op::ConnDisconnect => c"Conn::disconnect",
+            Op::ConnWait => c"Conn::wait",
+            Op::CqPoll => c"Cq::poll",
+            Op::Flush => c"Conn::flush",
+            Op::FlushTargetNew => c"flush target",
+            Op::PostRead => c"post read",
+            Op::PostWrite => c"post write",
+            Op::PostAtomicWrite => c"post atomic write",
+            Op::PostFlush => c"post flush",
+            Op::PostSend => c"post send",
+            Op::PostRecv => c"post receive",
+            Op::PostSrqRecv => c"post SRQ receive",
+            Op::MrAdvise => c"MrLocal::advise",
+            Op::MrRemoteFromDescriptor => c"MrRemote::from_descriptor",
+            Op::PeerCfgFromDescriptor => c"PeerCfg::from_descriptor",
+        }
+    }
+}
+
+/// How an embedding names operations in records, if not by
+/// [`Op::as_cstr`] (see [`set_op_names`]).
+static OP_NAMES: OnceLock<fn(Op) -> &'static CStr> = OnceLock::new();
+
+/// Makes every record name its operation by `names` rather than by the
+/// crate's own names, for an embedding with names of its own (the C face
+/// gives the C library's function names). The first call counts.
+pub fn set_op_names(names: fn(Op) -> &'static CStr) {
+    let _ = OP_NAMES.set(names);
+}
+
+fn op_name(op: Op) -> &'static CStr {
+    OP_NAMES.get().map_or(op.as_cstr(), |names| names(op))
+}
+
 /// One message, as a sink receives it. Everything it borrows lives only for
 /// the call.
 #[derive(Debug, Clone, Copy)]
@@ -107,8 +222,7 @@ pub struct Record<'a> {
     /// NUL-terminated.
     file: &'static str,
     line: u32,
-    /// NUL-terminated.
-    function: &'static str,
+    op: Op,
     message: &'a [u8],
 }
 
@@ -133,15 +247,20 @@ impl<'a> Record<'a> {
         self.line
     }
 
-    /// The API function the message comes from, as the C library names
-    /// it (e.g. `rpma_conn_next_event`).
+    /// The operation the message comes from.
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
+    /// The operation's name: [`Op::as_cstr`], or the embedding's name for
+    /// it ([`set_op_names`]).
     pub fn function(&self) -> &'static str {
-        trim_nul(self.function)
+        self.function_c().to_str().unwrap_or("")
     }
 
     /// [`Record::function`] as a C string.
     pub fn function_c(&self) -> &'static CStr {
-        c_str(self.function)
+        op_name(self.op)
     }
 
     /// The finished message, without a trailing newline. Messages are cut
@@ -240,30 +359,18 @@ pub(crate) fn enabled(level: Level) -> bool {
         && SINK.load(SeqCst) != SINK_OFF
 }
 
-/// Logs a message from library code. `function` names the API function the
-/// message comes from.
+/// Logs a message from library code, coming from operation `op` (an
+/// [`Op`]).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! rpma_log {
-    // The function's name chosen at run time: a NUL-terminated &'static str.
-    ($level:expr, in $function:expr, $($arg:tt)+) => {
+    ($level:expr, $op:expr, $($arg:tt)+) => {
         if $crate::log::enabled($level) {
             $crate::log::emit(
                 $level,
                 concat!(file!(), "\0"),
                 line!(),
-                $function,
-                format_args!($($arg)+),
-            )
-        }
-    };
-    ($level:expr, $function:literal, $($arg:tt)+) => {
-        if $crate::log::enabled($level) {
-            $crate::log::emit(
-                $level,
-                concat!(file!(), "\0"),
-                line!(),
-                concat!($function, "\0"),
+                $op,
                 format_args!($($arg)+),
             )
         }
@@ -320,36 +427,19 @@ impl<const N: usize> fmt::Write for Text<N> {
     }
 }
 
-/// Delivers one message; `file` and `function` are NUL-terminated.
-///
-/// `extern "C"` although only Rust calls it: a function of that ABI cannot
-/// unwind, so the compiler knows that no panic leaves a log call, and the
-/// data path's entry points (whose only other calls are the provider's
-/// ops, also `extern "C"`) carry no unwinding code, nor the registers it
-/// needs. A panic while formatting loses the message and nothing else.
+/// Delivers one message; `file` is NUL-terminated. A panic while
+/// formatting or in the sink loses the message and nothing else. Cold:
+/// messages are for failures and set-up, never on a path that succeeds.
 #[doc(hidden)]
 #[cold]
 #[inline(never)]
-#[allow(improper_ctypes_definitions)]
-pub extern "C" fn emit(
-    level: Level,
-    file: &'static str,
-    line: u32,
-    function: &'static str,
-    args: fmt::Arguments,
-) {
-    let deliver = AssertUnwindSafe(|| deliver(level, file, line, function, args));
+pub fn emit(level: Level, file: &'static str, line: u32, op: Op, args: fmt::Arguments) {
+    let deliver = AssertUnwindSafe(|| deliver(level, file, line, op, args));
     let _ = std::panic::catch_unwind(deliver);
 }
 
-fn deliver(
-    level: Level,
-    file: &'static str,
-    line: u32,
-    function: &'static str,
-    args: fmt::Arguments,
-) {
-    debug_assert!(file.ends_with('\0') && function.ends_with('\0'));
+fn deliver(level: Level, file: &'static str, line: u32, op: Op, args: fmt::Arguments) {
+    debug_assert!(file.ends_with('\0'));
     let sink = SINK.load(SeqCst);
     if sink == SINK_OFF {
         return;
@@ -360,7 +450,7 @@ fn deliver(
         level,
         file,
         line,
-        function,
+        op,
         message: message.as_bytes(),
     };
     if sink == SINK_DEFAULT {
@@ -486,10 +576,11 @@ mod tests {
         static CALLS: AtomicU32 = AtomicU32::new(0);
         set_sink(Box::new(|r: &Record<'_>| {
             // other tests of this binary may log meanwhile
-            if r.function() == "log_test" {
+            // (no unit test advises a region: this one's records alone)
+            if r.op() == Op::MrAdvise {
                 CALLS.fetch_add(1, SeqCst);
                 assert_eq!(r.file_c().to_bytes(), r.file().as_bytes());
-                assert_eq!(r.function_c().to_bytes(), b"log_test");
+                assert_eq!(r.function_c(), c"MrLocal::advise");
                 SEEN.lock().unwrap().push((
                     r.level(),
                     r.file().to_string(),
@@ -499,21 +590,21 @@ mod tests {
                 ));
             }
         }));
-        rpma_log!(Level::Error, "log_test", "value {} and 100%", 42);
+        rpma_log!(Level::Error, Op::MrAdvise, "value {} and 100%", 42);
         // below the main threshold: not formatted, not delivered
-        rpma_log!(Level::Debug, "log_test", "{}", {
+        rpma_log!(Level::Debug, Op::MrAdvise, "{}", {
             CALLS.fetch_add(100, SeqCst);
             0
         });
         disable();
-        rpma_log!(Level::Error, "log_test", "off");
+        rpma_log!(Level::Error, Op::MrAdvise, "off");
         set_default_sink();
         assert_eq!(CALLS.load(SeqCst), 1);
         let seen = SEEN.lock().unwrap();
         let (level, file, function, line, message) = &seen[0];
         assert_eq!(*level, Level::Error);
         assert!(file.ends_with("log.rs"), "{file}");
-        assert_eq!(function, "log_test");
+        assert_eq!(function, "MrLocal::advise");
         assert!(*line > 0);
         assert_eq!(message, "value 42 and 100%");
     }
@@ -525,7 +616,7 @@ mod tests {
             level: Level::Error,
             file: "f.rs\0",
             line: 1,
-            function: "f\0",
+            op: Op::Verbs,
             message: &bytes[..3],
         };
         assert_eq!(r.message(), "ab");

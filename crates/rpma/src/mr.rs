@@ -13,7 +13,7 @@ use std::ptr::NonNull;
 
 use crate::alloc::try_box;
 use crate::error::{Errno, Error, Result};
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::peer::Peer;
 use crate::post::Remote;
 use crate::sys;
@@ -353,7 +353,7 @@ impl MrLocal<'_> {
         }
         rpma_log!(
             Level::Error,
-            "rpma_mr_advise",
+            Op::MrAdvise,
             "ibv_advise_mr() failed: {}",
             Errno(ret)
         );
@@ -544,7 +544,7 @@ impl MrRemote {
         let Some(d) = desc.first_chunk::<DESCRIPTOR_SIZE>() else {
             rpma_log!(
                 Level::Error,
-                "rpma_mr_remote_from_descriptor",
+                Op::MrRemoteFromDescriptor,
                 "incorrect size of the descriptor: {} bytes (should be at least: {} bytes)",
                 desc.len(),
                 DESCRIPTOR_SIZE
@@ -555,7 +555,7 @@ impl MrRemote {
         if usage == 0 {
             rpma_log!(
                 Level::Error,
-                "rpma_mr_remote_from_descriptor",
+                Op::MrRemoteFromDescriptor,
                 "usage type of memory is not set"
             );
             return Err(Error::Inval);
@@ -569,7 +569,7 @@ impl MrRemote {
         })?;
         rpma_log!(
             Level::Debug,
-            "rpma_mr_remote_from_descriptor",
+            Op::MrRemoteFromDescriptor,
             "new struct rpma_mr_remote {{raddr=0x{:x}, size={}, rkey=0x{:x}, usage=0x{:x}}}",
             mr.raddr,
             mr.size,

@@ -15,7 +15,7 @@ use std::ffi::c_int;
 use std::ptr;
 
 use crate::error::{Errno, Error, Result};
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::post::{Completion, Remote};
 use crate::sys;
 
@@ -145,7 +145,7 @@ impl QpNative {
         let ret = self.post(wr_id, completion, |qpx| unsafe {
             op(qpx, remote.rkey, remote.addr, len, placement, level)
         });
-        posted("rpma_mr_flush\0", ret)
+        posted(Op::PostFlush, ret)
     }
 
     /// Posts a native 8-byte atomic write of `src` to `remote`.
@@ -166,7 +166,7 @@ impl QpNative {
         let ret = self.post(wr_id, completion, |qpx| unsafe {
             op(qpx, remote.rkey, remote.addr, src.as_ptr().cast())
         });
-        posted("rpma_mr_atomic_write\0", ret)
+        posted(Op::PostAtomicWrite, ret)
     }
 
     /// One work request between `ibv_wr_start` and `ibv_wr_complete`;
@@ -192,11 +192,11 @@ impl QpNative {
 }
 
 /// wr_complete's result; a failure is logged as in C.
-fn posted(func: &'static str, ret: c_int) -> Result<()> {
+fn posted(op: Op, ret: c_int) -> Result<()> {
     if ret == 0 {
         return Ok(());
     }
-    rpma_log!(Level::Error, in func, "ibv_wr_complete() failed: {}", Errno(ret));
+    rpma_log!(Level::Error, op, "ibv_wr_complete() failed: {}", Errno(ret));
     Err(Error::Provider)
 }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use crate::alloc::try_arc;
 use crate::error::{check_errno_value, errno, provider_failed_with, set_errno, Error, Result};
 use crate::flush_target::FlushTarget;
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::native::{DeviceNative, Switch};
 use crate::sys;
 use crate::timeouts;
@@ -166,14 +166,14 @@ impl Peer {
         if !native.atomic_write {
             rpma_log!(
                 Level::Info,
-                "rpma_peer_new",
+                Op::PeerNew,
                 "Native atomic write is not supported - ordinary RDMA write will be used instead."
             );
         }
         if !native.flush {
             rpma_log!(
                 Level::Info,
-                "rpma_peer_new",
+                Op::PeerNew,
                 "Native flush is not supported - ordinary RDMA read will be used instead."
             );
         }

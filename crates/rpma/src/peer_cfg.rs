@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::alloc::try_box;
 use crate::error::{Error, Result};
-use crate::log::Level;
+use crate::log::{Level, Op};
 
 /// Size in bytes of a peer-configuration descriptor.
 pub const DESCRIPTOR_SIZE: usize = 1;
@@ -48,7 +48,7 @@ impl PeerCfg {
         let Some(&byte) = desc.first() else {
             rpma_log!(
                 Level::Error,
-                "rpma_peer_cfg_from_descriptor",
+                Op::PeerCfgFromDescriptor,
                 "incorrect size of the descriptor: {} bytes (should be at least {} bytes)",
                 desc.len(),
                 DESCRIPTOR_SIZE
@@ -60,7 +60,7 @@ impl PeerCfg {
         cfg.set_direct_write_to_pmem(supported);
         rpma_log!(
             Level::Info,
-            "rpma_peer_cfg_from_descriptor",
+            Op::PeerCfgFromDescriptor,
             "INFO: Direct Write To PMem is {}",
             if supported {
                 "supported"

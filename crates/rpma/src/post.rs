@@ -5,29 +5,28 @@
 use std::ffi::c_int;
 
 use crate::error::{Errno, Error, Result};
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::sys;
 
 /// When an operation produces a completion. Errors always complete: an RC
 /// queue pair reports a failed work request even when it was unsignalled.
-// The discriminants are the send flags each asks for, so the C flags
-// become send flags by one mask (`flags & 2`): matched into other values,
-// the native atomic write branched on them (two more instructions) and the
-// emulated one spent three more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u32)]
 pub enum Completion {
     /// A completion for every outcome (`RPMA_F_COMPLETION_ALWAYS`).
-    Always = sys::IBV_SEND_SIGNALED,
+    Always,
     /// A completion only when the operation fails
     /// (`RPMA_F_COMPLETION_ON_ERROR`).
-    OnError = 0,
+    OnError,
 }
 
 impl Completion {
+    /// The work request's send flags for it.
     #[inline]
     pub(crate) fn send_flags(self) -> u32 {
-        self as u32
+        match self {
+            Completion::Always => sys::IBV_SEND_SIGNALED,
+            Completion::OnError => 0,
+        }
     }
 }
 
@@ -38,10 +37,8 @@ pub(crate) struct Remote {
     pub(crate) rkey: u32,
 }
 
-/// One send-queue work request before it is posted: the parts that vary,
-/// as scalars. The verbs structure is written once, whole, in [`post`]:
-/// building it field by field through the builder steps made the compiler
-/// zero it and then copy it (about a dozen instructions per operation).
+/// One send-queue work request before it is posted: the parts that vary.
+/// [`post`] turns it into the verbs structure, every unused field zero.
 ///
 /// [`post`]: SendWr::post
 pub(crate) struct SendWr {
@@ -156,7 +153,7 @@ fn log_failure(wr: &sys::ibv_send_wr, kind: Kind, ret: c_int) {
     if !crate::log::enabled(Level::Error) {
         return;
     }
-    let log = |args: std::fmt::Arguments| rpma_log!(Level::Error, in kind.func(), "{}", args);
+    let log = |args: std::fmt::Arguments| rpma_log!(Level::Error, kind.op(), "{}", args);
     let signaled = if wr.send_flags & sys::IBV_SEND_SIGNALED != 0 {
         "IBV_SEND_SIGNALED"
     } else {
@@ -186,8 +183,8 @@ fn log_failure(wr: &sys::ibv_send_wr, kind: Kind, ret: c_int) {
     }
 }
 
-/// The operation a send-queue work request carries out, as the C library
-/// names it in its log messages.
+/// The operation a send-queue work request carries out, as its log
+/// messages name it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Kind {
     /// RDMA read, also the emulated flush.
@@ -201,12 +198,12 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    fn func(self) -> &'static str {
+    fn op(self) -> Op {
         match self {
-            Kind::Read => "rpma_mr_read\0",
-            Kind::Write => "rpma_mr_write\0",
-            Kind::AtomicWrite => "rpma_mr_atomic_write\0",
-            Kind::Send => "rpma_mr_send\0",
+            Kind::Read => Op::PostRead,
+            Kind::Write => Op::PostWrite,
+            Kind::AtomicWrite => Op::PostAtomicWrite,
+            Kind::Send => Op::PostSend,
         }
     }
 }
@@ -250,17 +247,15 @@ pub(crate) fn recv(queue: RecvQueue, sge: Option<sys::ibv_sge>, op_context: u64)
 
 /// Logs a refused receive the way the C library does (its message names
 /// the post verb without "()", unlike its other calls; the verbs return an
-/// errno value rather than setting errno). Out of line, so the message's
-/// arguments cost the successful post nothing.
+/// errno value rather than setting errno).
 #[cold]
-#[inline(never)]
 fn recv_failed(on_srq: bool, ret: c_int) -> Error {
-    let (func, call) = if on_srq {
-        ("rpma_mr_srq_recv\0", "ibv_post_srq_recv")
+    let (op, call) = if on_srq {
+        (Op::PostSrqRecv, "ibv_post_srq_recv")
     } else {
-        ("rpma_mr_recv\0", "ibv_post_recv")
+        (Op::PostRecv, "ibv_post_recv")
     };
-    rpma_log!(Level::Error, in func, "{} failed: {}", call, Errno(ret));
+    rpma_log!(Level::Error, op, "{} failed: {}", call, Errno(ret));
     Error::Provider
 }
 

@@ -6,7 +6,7 @@
 use crate::conn_cfg::ConnSettings;
 use crate::cq::Cq;
 use crate::error::{provider_failed_with, Error, FirstError, Result};
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::native::QpNative;
 use crate::peer::Peer;
 use crate::sys;
@@ -36,7 +36,7 @@ impl Queues {
         if s.shared_compl_channel && srq_rcq.is_some() {
             rpma_log!(
                 Level::Error,
-                "rpma_conn_req_new_from_id",
+                Op::BuildQueues,
                 "connection shared completion channel cannot be used when the shared RQ has its own RCQ"
             );
             return Err(Error::Inval);
@@ -99,7 +99,7 @@ fn create_qp(peer: &Peer, id: &CmId, attr: &mut sys::ibv_qp_init_attr_ex) -> Res
         Err(libc::EOPNOTSUPP | libc::EINVAL) => {
             rpma_log!(
                 Level::Info,
-                "rpma_peer_setup_qp",
+                Op::CreateQp,
                 "The provider does not support native flush or atomic write - the emulations will be used for this connection."
             );
             attr.comp_mask &= !sys::IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;

@@ -11,7 +11,7 @@
 //! connection never waits that long for an acknowledgement, and a shorter
 //! break is bridged by the retransmissions.
 
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::verbs::CmId;
 
 /// Default timeout of each step of a connection set-up (address and route
@@ -53,7 +53,7 @@ pub(crate) fn apply(id: &CmId, exponent: u8) {
     if exponent != 0 && id.set_ack_timeout(exponent).is_err() {
         rpma_log!(
             Level::Info,
-            "rpma_conn_req_connect",
+            Op::SetAckTimeout,
             "rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) failed: the connection keeps the kernel's timeout"
         );
     }

@@ -8,7 +8,6 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::fmt;
-use std::mem::MaybeUninit;
 use std::os::fd::BorrowedFd;
 use std::ptr::{self, NonNull};
 
@@ -16,7 +15,7 @@ use crate::error::{
     check, check_errno_value, errno, provider_failed, provider_failed_in, provider_failed_with,
     Errno, Error, Result,
 };
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::sys;
 
 /// The device context rdma_cm finds for `addr`: the device that owns it
@@ -72,7 +71,7 @@ impl AddrInfo {
                 let e = errno();
                 rpma_log!(
                     Level::Error,
-                    "rpma_info_new",
+                    Op::ResolveAddrInfo,
                     "rdma_getaddrinfo(node={}, service={}, ai_flags={}, ai_qp_type=IBV_QPT_RC, ai_port_space=RDMA_PS_TCP): {}",
                     addr.to_string_lossy(),
                     port.map_or("(null)".into(), CStr::to_string_lossy),
@@ -156,16 +155,16 @@ impl EventChannel {
 
     /// Takes the next event: `RPMA_E_NO_EVENT` when librdmacm says there is
     /// none (ENODATA), `RPMA_E_PROVIDER` for any other failure, logged as
-    /// coming from `func` (NUL-terminated).
+    /// coming from `op`.
     #[inline]
-    pub(crate) fn next(&self, func: &'static str) -> Result<CmEvent> {
+    pub(crate) fn next(&self, op: Op) -> Result<CmEvent> {
         let mut ev = ptr::null_mut();
         // SAFETY: the channel is live; ev receives the event.
         if unsafe { sys::rdma_get_cm_event(self.0, &mut ev) } != 0 || ev.is_null() {
             if errno() == libc::ENODATA {
                 return Err(Error::NoEvent);
             }
-            return Err(provider_failed_in(func, "rdma_get_cm_event"));
+            return Err(provider_failed_in(op, "rdma_get_cm_event"));
         }
         Ok(CmEvent(ev))
     }
@@ -298,17 +297,14 @@ impl Drop for CompChannel {
 /// Takes the next event of a completion channel: the CQ that has new
 /// completions, or None when `ibv_get_cq_event` fails (including EAGAIN on
 /// a non-blocking fd). The caller acknowledges the event on that CQ.
-#[inline(always)]
+#[inline]
 pub(crate) fn next_cq_event(channel: NonNull<sys::ibv_comp_channel>) -> Option<*mut sys::ibv_cq> {
-    // Outputs only: libibverbs writes both before it returns 0, and they are
-    // read only then, so they need no zeroing on every wait.
-    let mut cq = MaybeUninit::<*mut sys::ibv_cq>::uninit();
-    let mut ctx = MaybeUninit::<*mut c_void>::uninit();
+    let mut cq = ptr::null_mut();
+    let mut ctx = ptr::null_mut();
     // SAFETY: the channel is live (borrowed from its owner); both outputs
     // are valid for writing.
-    let ret = unsafe { sys::ibv_get_cq_event(channel.as_ptr(), cq.as_mut_ptr(), ctx.as_mut_ptr()) };
-    // SAFETY: a 0 return means ibv_get_cq_event stored the CQ.
-    (ret == 0).then(|| unsafe { cq.assume_init() })
+    let ret = unsafe { sys::ibv_get_cq_event(channel.as_ptr(), &mut cq, &mut ctx) };
+    (ret == 0).then_some(cq)
 }
 
 /// An rdma_cm identifier (one end of a connection, or a listener).
@@ -362,7 +358,7 @@ impl CmId {
         let (src, _) = info.names();
         rpma_log!(
             Level::Error,
-            "rpma_info_bind_addr",
+            Op::BindAddr,
             "rdma_bind_addr(addr={}) failed: {}",
             src,
             Errno(e)
@@ -387,9 +383,12 @@ impl CmId {
         timeout_ms: c_int,
         channel: Option<&EventChannel>,
     ) -> Result<()> {
-        let mut e = Self::outcome(self.post_resolve_addr(info, timeout_ms), channel);
-        if e == libc::ETIMEDOUT {
-            e = self.resolve_addr_again(info, timeout_ms, channel);
+        let mut e = libc::ETIMEDOUT;
+        for _ in 0..RESOLVE_ATTEMPTS {
+            e = Self::outcome(self.post_resolve_addr(info, timeout_ms), channel);
+            if e != libc::ETIMEDOUT {
+                break;
+            }
         }
         if e == 0 {
             return Ok(());
@@ -397,7 +396,7 @@ impl CmId {
         let (src, dst) = info.names();
         rpma_log!(
             Level::Error,
-            "rpma_info_resolve_addr",
+            Op::ResolveAddr,
             "rdma_resolve_addr(src_addr={}, dst_addr={}, timeout_ms={}) failed: {}",
             src,
             dst,
@@ -418,27 +417,6 @@ impl CmId {
         }
     }
 
-    /// The attempts after a first one that timed out (a lost ARP request
-    /// or reply): the errno of the last, 0 once one resolves. Out of line:
-    /// a healthy network never gets here.
-    #[cold]
-    #[inline(never)]
-    fn resolve_addr_again(
-        &self,
-        info: &AddrInfo,
-        timeout_ms: c_int,
-        channel: Option<&EventChannel>,
-    ) -> c_int {
-        let mut e = libc::ETIMEDOUT;
-        for _ in 1..RESOLVE_ATTEMPTS {
-            e = Self::outcome(self.post_resolve_addr(info, timeout_ms), channel);
-            if e != libc::ETIMEDOUT {
-                break;
-            }
-        }
-        e
-    }
-
     /// Resolves the route to the resolved address; `channel` as in
     /// [`CmId::resolve_addr`].
     #[inline]
@@ -455,7 +433,7 @@ impl CmId {
         }
         rpma_log!(
             Level::Error,
-            "rpma_conn_req_new",
+            Op::ResolveRoute,
             "rdma_resolve_route(timeout_ms={}) failed: {}",
             timeout_ms,
             Errno(e)

@@ -11,7 +11,7 @@ use crate::alloc::try_copy;
 use crate::cq::Cq;
 use crate::error::{Error, FirstError, Result};
 use crate::flush_target::FlushTarget;
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::native::QpNative;
 use crate::peer::Peer;
 use crate::peer_cfg::PeerCfg;
@@ -168,7 +168,7 @@ impl<'a> Conn<'a> {
             .evch
             .as_ref()
             .expect("present until deleted")
-            .next("rpma_conn_next_event\0")?;
+            .next(Op::ConnNextEvent)?;
         let kind = ev.get().event;
         // The active side learns the peer's private data from the first
         // ESTABLISHED event; it is copied before the ack frees it.
@@ -202,7 +202,7 @@ impl<'a> Conn<'a> {
                 let name = unsafe { std::ffi::CStr::from_ptr(sys::rdma_event_str(other)) };
                 rpma_log!(
                     Level::Warning,
-                    "rpma_conn_next_event",
+                    Op::ConnNextEvent,
                     "Unexpected event received: {}",
                     name.to_string_lossy()
                 );
@@ -211,7 +211,7 @@ impl<'a> Conn<'a> {
         };
         rpma_log!(
             Level::Notice,
-            "rpma_conn_next_event",
+            Op::ConnNextEvent,
             "{}",
             event.as_cstr().to_string_lossy()
         );
@@ -222,7 +222,7 @@ impl<'a> Conn<'a> {
     pub fn disconnect(&self) -> Result<()> {
         rpma_log!(
             Level::Notice,
-            "rpma_conn_disconnect",
+            Op::ConnDisconnect,
             "Requesting for disconnection"
         );
         self.id().disconnect()

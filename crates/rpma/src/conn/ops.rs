@@ -11,7 +11,7 @@
 use super::Conn;
 use crate::cq::Cq;
 use crate::error::{Error, Result};
-use crate::log::Level;
+use crate::log::{Level, Op};
 use crate::mr::{local_end, one_sided_ends, MrLocal, MrRemote};
 use crate::post::{self, Completion, Kind, SendWr};
 use crate::sys;
@@ -162,7 +162,7 @@ impl Conn<'_> {
         } else {
             rpma_log!(
                 Level::Error,
-                "rpma_conn_wait",
+                Op::ConnWait,
                 "ibv_get_cq_event() returned unknown CQ"
             );
             return Err(Error::Unknown);
