@@ -56,6 +56,10 @@ extern "C" {
     pub fn librpma_rs_happens_before(obj: *const std::ffi::c_void);
     /// The other end of [`librpma_rs_happens_before`].
     pub fn librpma_rs_happens_after(obj: *const std::ffi::c_void);
+    /// Tells valgrind's race detectors to check no access to the `len`
+    /// bytes at `addr`: memory that is published through atomics alone,
+    /// which they cannot see (nothing outside valgrind).
+    pub fn librpma_rs_ignore_races(addr: *const std::ffi::c_void, len: usize);
 }
 
 // Explicit items shadow the glob re-export above.
