@@ -198,33 +198,46 @@ impl Drop for Cq {
     }
 }
 
-/// What `ibv_poll_cq` returning `got` for `asked` entries means, logged
-/// as the C library logs it: 1 ..= asked completions were taken; none is
-/// `RPMA_E_NO_COMPLETION`; a negative count (providers return one without
-/// setting errno) `RPMA_E_PROVIDER`; more than asked `RPMA_E_UNKNOWN`.
+/// What `ibv_poll_cq` returning `got` for `asked` entries means: 1 ..=
+/// asked completions were taken; none is `RPMA_E_NO_COMPLETION`; a
+/// negative count (providers return one without setting errno)
+/// `RPMA_E_PROVIDER`; more than asked `RPMA_E_UNKNOWN`. Logged as the C
+/// library logs them.
 #[inline]
 fn poll_outcome(got: c_int, asked: c_int) -> Result<usize> {
-    match got {
-        1.. if got <= asked => Ok(got as usize),
-        0 => {
-            rpma_log!(Level::Debug, Op::CqPoll, "No completion in the CQ");
-            Err(Error::NoCompletion)
-        }
-        ..0 => {
-            rpma_log!(Level::Error, Op::CqPoll, "ibv_poll_cq() failed: {}", got);
-            Err(Error::Provider)
-        }
-        _ => {
-            rpma_log!(
-                Level::Error,
-                Op::CqPoll,
-                "ibv_poll_cq() returned {} where <= {} is expected",
-                got,
-                asked
-            );
-            Err(Error::Unknown)
-        }
+    if got > 0 && got <= asked {
+        return Ok(got as usize);
     }
+    if got == 0 {
+        // An empty queue is what a busy poller meets most: its message
+        // (debug level) is formatted out of the poller's way.
+        if crate::log::enabled(Level::Debug) {
+            log_no_completion();
+        }
+        return Err(Error::NoCompletion);
+    }
+    Err(poll_failed(got, asked))
+}
+
+#[cold]
+fn log_no_completion() {
+    rpma_log!(Level::Debug, Op::CqPoll, "No completion in the CQ");
+}
+
+#[cold]
+fn poll_failed(got: c_int, asked: c_int) -> Error {
+    if got < 0 {
+        rpma_log!(Level::Error, Op::CqPoll, "ibv_poll_cq() failed: {}", got);
+        return Error::Provider;
+    }
+    rpma_log!(
+        Level::Error,
+        Op::CqPoll,
+        "ibv_poll_cq() returned {} where <= {} is expected",
+        got,
+        asked
+    );
+    Error::Unknown
 }
 
 /// One completion as `ibv_poll_cq` reports it: a zero-cost wrapper over

@@ -276,15 +276,17 @@ impl<'a> Conn<'a> {
         self.queues().shared.as_ref().map(CompChannel::borrowed_fd)
     }
 
+    /// Releases the parts; nothing is left to release afterwards (the
+    /// `Drop` after a `delete` finds nothing).
     fn release(&mut self) -> Result<()> {
+        let Some(id) = self.id.take() else {
+            return Ok(());
+        };
         let mut errors = FirstError::default();
         // The last user of the peer's flush target releases it.
         if let Some(target) = self.flush.take().and_then(Arc::into_inner) {
             errors.note(target.delete());
         }
-        let Some(id) = self.id.take() else {
-            return errors.result();
-        };
         release_parts(id, &mut self.queues, self.unanswered, &mut errors);
         // The channel goes last: the id used it until it was destroyed.
         self.evch = None;
