@@ -205,7 +205,7 @@ impl Drop for Cq {
 /// library logs them.
 #[inline]
 fn poll_outcome(got: c_int, asked: c_int) -> Result<usize> {
-    if got > 0 && got <= asked {
+    if (1..=asked).contains(&got) {
         return Ok(got as usize);
     }
     if got == 0 {

@@ -430,10 +430,15 @@ impl<const N: usize> fmt::Write for Text<N> {
 /// Delivers one message; `file` is NUL-terminated. A panic while
 /// formatting or in the sink loses the message and nothing else. Cold:
 /// messages are for failures and set-up, never on a path that succeeds.
+///
+/// `extern "C"`, the way stable Rust says that a function cannot unwind:
+/// the compiler then needs no unwinding code around the log calls on the
+/// data path (the provider's ops it calls there are `extern "C"` too).
 #[doc(hidden)]
 #[cold]
 #[inline(never)]
-pub fn emit(level: Level, file: &'static str, line: u32, op: Op, args: fmt::Arguments) {
+#[allow(improper_ctypes_definitions)] // called from Rust only
+pub extern "C" fn emit(level: Level, file: &'static str, line: u32, op: Op, args: fmt::Arguments) {
     let deliver = AssertUnwindSafe(|| deliver(level, file, line, op, args));
     let _ = std::panic::catch_unwind(deliver);
 }
