@@ -16,6 +16,7 @@
 
 use std::ffi::c_void;
 use std::ptr::NonNull;
+use std::sync::Arc;
 
 use crate::error::{errno, Errno, Error, Result};
 use crate::log::{Level, Op};
@@ -57,6 +58,15 @@ impl FlushTarget {
             length: READ_LEN as u32,
             lkey: mr.lkey,
         }
+    }
+
+    /// Lets go of one reference: the last one deletes the target and
+    /// reports how that went (the peer holds one, and each connection that
+    /// emulates flush one).
+    pub(crate) fn release(target: Option<Arc<FlushTarget>>) -> Result<()> {
+        target
+            .and_then(Arc::into_inner)
+            .map_or(Ok(()), FlushTarget::delete)
     }
 
     /// Deregisters and unmaps, reporting the first failure: a failed

@@ -295,10 +295,7 @@ impl Peer {
     /// }
     /// ```
     pub fn delete(mut self) -> Result<()> {
-        let flush = match self.flush_target.take().and_then(Arc::into_inner) {
-            Some(target) => target.delete(),
-            None => Ok(()),
-        };
+        let flush = FlushTarget::release(self.flush_target.take());
         let pd = self.pd.as_ptr();
         std::mem::forget(self);
         // SAFETY: the PD is ours and released once.

@@ -45,7 +45,8 @@ pub struct Conn<'a> {
     /// The QP and its native operations, and the event channel's fd, kept
     /// apart from the parts above: the data path and the event loop read
     /// them on every call, and need no "is it there yet" for them. Valid
-    /// from `new` until the connection is released.
+    /// until the connection is released: the QP's from `new`, the fd's
+    /// from `finish`, which gives every connection its channel.
     qp: *mut sys::ibv_qp,
     native: QpNative,
     event_fd: c_int,
@@ -77,7 +78,6 @@ impl<'a> Conn<'a> {
     ) -> Conn<'a> {
         let qp = id.qp();
         let native = queues.native;
-        let event_fd = evch.as_ref().map_or(-1, EventChannel::fd);
         Conn {
             id: Some(id),
             queues: Some(queues),
@@ -87,7 +87,7 @@ impl<'a> Conn<'a> {
             direct_write_to_pmem: AtomicBool::new(false),
             qp,
             native,
-            event_fd,
+            event_fd: -1,
             unanswered: incoming,
             _borrows: PhantomData,
         }
@@ -283,10 +283,7 @@ impl<'a> Conn<'a> {
             return Ok(());
         };
         let mut errors = FirstError::default();
-        // The last user of the peer's flush target releases it.
-        if let Some(target) = self.flush.take().and_then(Arc::into_inner) {
-            errors.note(target.delete());
-        }
+        errors.note(FlushTarget::release(self.flush.take()));
         release_parts(id, &mut self.queues, self.unanswered, &mut errors);
         // The channel goes last: the id used it until it was destroyed.
         self.evch = None;
