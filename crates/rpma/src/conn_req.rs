@@ -11,12 +11,12 @@ use std::mem::ManuallyDrop;
 use crate::alloc::try_box;
 use crate::conn::Conn;
 use crate::conn_cfg::{ConnCfg, ConnSettings};
-use crate::error::{Error, FirstError, Result};
+use crate::error::{Error, Result};
 use crate::log::{Level, Op};
 use crate::mr::MrLocal;
 use crate::peer::Peer;
 use crate::post;
-use crate::queues::{release_parts, Queues};
+use crate::queues::{Parts, Queues};
 use crate::srq::Srq;
 use crate::sys;
 use crate::timeouts;
@@ -25,11 +25,10 @@ use crate::verbs::{AddrInfo, CmId, EventChannel};
 /// A connection request (opaque to C).
 #[derive(Debug)]
 pub struct ConnReq<'a> {
-    id: Option<CmId>,
-    queues: Option<Queues>,
-    /// The event channel of an outgoing request's id, which its connection
-    /// keeps (an incoming one's connection makes its own).
-    evch: Option<EventChannel>,
+    /// The id and its queues, and an outgoing request's event channel,
+    /// which its connection keeps (an incoming one's makes its own):
+    /// handed on by `connect`, or released by `release`.
+    parts: Option<Parts>,
     passive: bool,
     private_data: Option<Box<[u8]>>,
     peer: &'a Peer,
@@ -126,9 +125,11 @@ impl<'a> ConnReq<'a> {
         // copied once more on its way to the heap. A failed allocation
         // drops it, which releases the queues and the id.
         try_box(ConnReq {
-            id: Some(id),
-            queues: Some(queues),
-            evch: Some(evch),
+            parts: Some(Parts {
+                id,
+                queues,
+                evch: Some(evch),
+            }),
             passive: false,
             private_data: None,
             peer,
@@ -160,9 +161,11 @@ impl<'a> ConnReq<'a> {
         private_data: Option<Box<[u8]>>,
     ) -> ConnReq<'a> {
         ConnReq {
-            id: Some(id),
-            queues: Some(queues),
-            evch: None,
+            parts: Some(Parts {
+                id,
+                queues,
+                evch: None,
+            }),
             passive: true,
             private_data,
             peer,
@@ -171,7 +174,7 @@ impl<'a> ConnReq<'a> {
     }
 
     fn id(&self) -> &CmId {
-        self.id.as_ref().expect("present until released")
+        &self.parts.as_ref().expect("present until released").id
     }
 
     /// Whether the request came in through an endpoint.
@@ -226,13 +229,12 @@ impl<'a> ConnReq<'a> {
         // the timeout reaches the queue pair when it is made ready to send,
         // inside the accept or after the connect
         timeouts::apply(self.id(), peer.ack_timeout());
-        let id = self.id.take().expect("present until released");
-        let queues = self.queues.take().expect("built with the request");
+        let parts = self.parts.take().expect("present until released");
         let passive = self.passive;
         let private_data = self.private_data.take();
         // A failed allocation drops the connection, which releases the
         // parts (and rejects an incoming request) as the request would.
-        let mut conn = try_box(Conn::new(id, queues, self.evch.take(), passive))?;
+        let mut conn = try_box(Conn::new(parts, passive))?;
         conn.take_flush_target(peer)?;
         if passive {
             conn.accept(&mut param)?;
@@ -247,15 +249,9 @@ impl<'a> ConnReq<'a> {
     }
 
     fn release(&mut self) -> Result<()> {
-        let mut errors = FirstError::default();
-        let Some(id) = self.id.take() else {
-            return Ok(());
-        };
-        release_parts(id, &mut self.queues, self.passive, &mut errors);
-        // The channel goes after the id that used it.
-        self.evch = None;
-        self.private_data = None;
-        errors.result()
+        self.parts
+            .take()
+            .map_or(Ok(()), |parts| parts.release(self.passive))
     }
 
     /// Deletes the request; an incoming one is rejected, so the peer learns

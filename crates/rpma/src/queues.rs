@@ -1,6 +1,6 @@
-//! The queues of a connection (its CQs, shared completion channel and QP):
-//! built with its request, handed on to the connection, and released by
-//! whichever owns them last. Both `conn_req` and `conn` use this module, so
+//! The queues of a connection (its CQs, shared completion channel and QP)
+//! and the cm id they sit on: built with its request, handed on to the
+//! connection, and released by whichever owns them last. Both `conn_req` and `conn` use this module, so
 //! neither needs the other for it.
 
 use crate::conn_cfg::ConnSettings;
@@ -10,7 +10,7 @@ use crate::log::{Level, Op};
 use crate::native::QpNative;
 use crate::peer::Peer;
 use crate::sys;
-use crate::verbs::{CmId, CompChannel};
+use crate::verbs::{CmId, CompChannel, EventChannel};
 
 /// The queues of one connection: the main CQ, the optional receive CQ, the
 /// optional shared completion channel, and the QP on the cm id.
@@ -111,31 +111,39 @@ fn create_qp(peer: &Peer, id: &CmId, attr: &mut sys::ibv_qp_init_attr_ex) -> Res
     }
 }
 
-/// Releases the parts of a request or connection in the C library's order:
-/// the QP, the CQs, a reject when `reject`, the id, and last the shared
-/// channel the CQs reported to. Every step is attempted; the first error
-/// is kept in `errors`. The queues are taken from the owner's field.
-#[inline]
-pub(crate) fn release_parts(
-    id: CmId,
-    queues: &mut Option<Queues>,
-    reject: bool,
-    errors: &mut FirstError,
-) {
-    id.destroy_qp();
-    let mut shared = None;
-    if let Some(q) = queues.take() {
-        if let Some(rcq) = q.rcq {
+/// A cm id with the queues built on it and the event channel it reports
+/// to: what a request hands on to its connection, and what the last of the
+/// two releases.
+#[derive(Debug)]
+pub(crate) struct Parts {
+    pub(crate) id: CmId,
+    pub(crate) queues: Queues,
+    /// The id's own channel; none while an incoming request's id still
+    /// reports to its endpoint's.
+    pub(crate) evch: Option<EventChannel>,
+}
+
+impl Parts {
+    /// Releases everything in the C library's order: the QP, the CQs, a
+    /// reject when `reject`, the id, the shared channel the CQs reported
+    /// to, and last the id's event channel. Every step is attempted; the
+    /// first error is returned.
+    pub(crate) fn release(self, reject: bool) -> Result<()> {
+        let Parts { id, queues, evch } = self;
+        let mut errors = FirstError::default();
+        id.destroy_qp();
+        if let Some(rcq) = queues.rcq {
             errors.note(rcq.destroy());
         }
-        errors.note(q.cq.destroy());
-        shared = q.shared;
-    }
-    if reject {
-        errors.note(id.reject());
-    }
-    errors.note(id.destroy());
-    if let Some(ch) = shared {
-        errors.note(ch.destroy());
+        errors.note(queues.cq.destroy());
+        if reject {
+            errors.note(id.reject());
+        }
+        errors.note(id.destroy());
+        if let Some(ch) = queues.shared {
+            errors.note(ch.destroy());
+        }
+        drop(evch);
+        errors.result()
     }
 }

@@ -15,7 +15,7 @@ use crate::log::{Level, Op};
 use crate::native::QpNative;
 use crate::peer::Peer;
 use crate::peer_cfg::PeerCfg;
-use crate::queues::{release_parts, Queues};
+use crate::queues::{Parts, Queues};
 use crate::srq::Srq;
 use crate::sys;
 use crate::verbs::{CmId, CompChannel, EventChannel};
@@ -28,11 +28,9 @@ pub use ops::{Wake, ATOMIC_WRITE_LEN};
 /// A connection (opaque to C).
 #[derive(Debug)]
 pub struct Conn<'a> {
-    // The parts, taken out (and released in the C library's order) by
-    // `release`, which `delete` and `Drop` both run.
-    id: Option<CmId>,
-    queues: Option<Queues>,
-    evch: Option<EventChannel>,
+    /// The id, queues and event channel, taken out (and released in the
+    /// C library's order) by `release`, which `delete` and `Drop` both run.
+    parts: Option<Parts>,
     /// The peer's flush read target, held exactly when the queue pair has
     /// no native flush.
     flush: Option<Arc<FlushTarget>>,
@@ -70,18 +68,11 @@ impl<'a> Conn<'a> {
     /// Puts a connection together from a request's parts. `incoming`: the
     /// request came through an endpoint and is not accepted yet, so
     /// releasing the connection before `accept` rejects it.
-    pub(crate) fn new(
-        id: CmId,
-        queues: Queues,
-        evch: Option<EventChannel>,
-        incoming: bool,
-    ) -> Conn<'a> {
-        let qp = id.qp();
-        let native = queues.native;
+    pub(crate) fn new(parts: Parts, incoming: bool) -> Conn<'a> {
+        let qp = parts.id.qp();
+        let native = parts.queues.native;
         Conn {
-            id: Some(id),
-            queues: Some(queues),
-            evch,
+            parts: Some(parts),
             flush: None,
             private_data: OnceLock::new(),
             direct_write_to_pmem: AtomicBool::new(false),
@@ -108,11 +99,12 @@ impl<'a> Conn<'a> {
     /// outgoing request's), and keeps the private data the peer sent with
     /// its request.
     pub(crate) fn finish(&mut self, private_data: Option<Box<[u8]>>) -> Result<()> {
-        let evch = match self.evch {
+        let parts = self.parts.as_mut().expect("present until deleted");
+        let evch = match parts.evch {
             Some(ref evch) => evch,
             None => {
-                let evch = self.evch.insert(EventChannel::new()?);
-                self.id.as_ref().expect("attached").migrate(evch)?;
+                let evch = parts.evch.insert(EventChannel::new()?);
+                parts.id.migrate(evch)?;
                 evch
             }
         };
@@ -134,12 +126,16 @@ impl<'a> Conn<'a> {
         &self.native
     }
 
+    fn parts(&self) -> &Parts {
+        self.parts.as_ref().expect("present until deleted")
+    }
+
     fn id(&self) -> &CmId {
-        self.id.as_ref().expect("present until deleted")
+        &self.parts().id
     }
 
     fn queues(&self) -> &Queues {
-        self.queues.as_ref().expect("present until deleted")
+        &self.parts().queues
     }
 
     pub(crate) fn connect(&self, param: &mut sys::rdma_conn_param) -> Result<()> {
@@ -165,9 +161,10 @@ impl<'a> Conn<'a> {
     /// connection is consumed and reported as `RPMA_E_UNKNOWN`.
     pub fn next_event(&self) -> Result<ConnEvent> {
         let ev = self
+            .parts()
             .evch
             .as_ref()
-            .expect("present until deleted")
+            .expect("given by finish")
             .next(Op::ConnNextEvent)?;
         let kind = ev.get().event;
         // The active side learns the peer's private data from the first
@@ -279,14 +276,12 @@ impl<'a> Conn<'a> {
     /// Releases the parts; nothing is left to release afterwards (the
     /// `Drop` after a `delete` finds nothing).
     fn release(&mut self) -> Result<()> {
-        let Some(id) = self.id.take() else {
+        let Some(parts) = self.parts.take() else {
             return Ok(());
         };
         let mut errors = FirstError::default();
         errors.note(FlushTarget::release(self.flush.take()));
-        release_parts(id, &mut self.queues, self.unanswered, &mut errors);
-        // The channel goes last: the id used it until it was destroyed.
-        self.evch = None;
+        errors.note(parts.release(self.unanswered));
         errors.result()
     }
 
