@@ -163,10 +163,12 @@ trixie-root:
 check-rust: trixie-root
 	$(CARGO) fmt --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p rpma --all-targets -- -D warnings
 	$(CARGO) test --workspace
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p rpma --no-deps
 	$(CARGO) clippy --workspace --all-targets --features fault-injection --target-dir target/fault -- -D warnings
 	scripts/module-deps.sh >/dev/null
+	CARGO="$(CARGO)" scripts/package-check.sh
 
 # The rpma crate's programs that need rxe0 (its examples and its device
 # tests), built on the host for the SoftRoCE suite to run in the guest.

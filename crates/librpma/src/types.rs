@@ -123,7 +123,7 @@ mod tests {
         let pairs = [
             (RPMA_E_UNKNOWN, Error::Unknown),
             (RPMA_E_NOSUPP, Error::NoSupp),
-            (RPMA_E_PROVIDER, Error::Provider),
+            (RPMA_E_PROVIDER, Error::from_code(RPMA_E_PROVIDER).unwrap()),
             (RPMA_E_NOMEM, Error::NoMem),
             (RPMA_E_INVAL, Error::Inval),
             (RPMA_E_NO_COMPLETION, Error::NoCompletion),

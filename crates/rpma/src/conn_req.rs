@@ -204,6 +204,7 @@ impl<'a> ConnReq<'a> {
     /// Connects (active) or accepts (passive), sending `pdata` as private
     /// data. The request is consumed whatever happens; until its parts move
     /// into the connection, a failure releases (and rejects) it on drop.
+    /// More than 255 bytes of `pdata` is `Error::Inval`.
     ///
     /// The order of the provider calls is the C library's but for the
     /// flush region. An active request builds the connection (flush region,
@@ -224,6 +225,10 @@ impl<'a> ConnReq<'a> {
     // of its box.
     #[allow(clippy::boxed_local)] // the box is what C holds
     pub fn connect(mut self: Box<Self>, pdata: Option<&[u8]>) -> Result<Box<Conn<'a>>> {
+        // rdma_cm's length is one byte: longer data is refused, not cut
+        if pdata.is_some_and(|d| d.len() > usize::from(u8::MAX)) {
+            return Err(Error::Inval);
+        }
         let peer = self.peer;
         let mut param = conn_param(pdata, peer.ack_timeout());
         // the timeout reaches the queue pair when it is made ready to send,

@@ -156,9 +156,11 @@ impl Cq {
         poll_outcome(got, asked)
     }
 
-    /// The libibverbs completion queue, live as long as `self`.
-    pub fn as_ptr(&self) -> *mut sys::ibv_cq {
-        self.cq.as_ptr()
+    raw_api! {
+        /// The libibverbs completion queue, live as long as `self`.
+        fn as_ptr(&self) -> *mut sys::ibv_cq {
+            self.cq.as_ptr()
+        }
     }
 
     /// The file descriptor of the channel this CQ reports to.
@@ -228,7 +230,7 @@ fn log_no_completion() {
 fn poll_failed(got: c_int, asked: c_int) -> Error {
     if got < 0 {
         rpma_log!(Level::Error, Op::CqPoll, "ibv_poll_cq() failed: {}", got);
-        return Error::Provider;
+        return Error::provider(Op::CqPoll, "ibv_poll_cq", got.saturating_neg());
     }
     rpma_log!(
         Level::Error,
@@ -249,14 +251,18 @@ fn poll_failed(got: c_int, asked: c_int) -> Error {
 pub struct WorkCompletion(sys::ibv_wc);
 
 impl WorkCompletion {
-    /// Wraps a raw completion.
-    pub fn from_raw(wc: sys::ibv_wc) -> WorkCompletion {
-        WorkCompletion(wc)
+    raw_api! {
+        /// Wraps a raw completion.
+        fn from_raw(wc: sys::ibv_wc) -> WorkCompletion {
+            WorkCompletion(wc)
+        }
     }
 
-    /// The raw completion, for the fields without an accessor.
-    pub fn as_raw(&self) -> &sys::ibv_wc {
-        &self.0
+    raw_api! {
+        /// The raw completion, for the fields without an accessor.
+        fn as_raw(&self) -> &sys::ibv_wc {
+            &self.0
+        }
     }
 
     /// The work request id: the `op_context` the operation was posted with,
@@ -291,7 +297,7 @@ impl WorkCompletion {
     /// `send`/`write` (or to `rpma_send_with_imm`/`rpma_write_with_imm`),
     /// i.e. what a C caller gets as `ntohl(wc.imm_data)`. The raw field,
     /// as the C library leaves it in `struct ibv_wc`, is in network byte
-    /// order; [`WorkCompletion::as_raw`] reaches it.
+    /// order; `WorkCompletion::as_raw` (feature `raw`) reaches it.
     #[inline]
     pub fn imm_data(&self) -> Option<u32> {
         if self.0.wc_flags & sys::IBV_WC_WITH_IMM != 0 {
@@ -484,8 +490,9 @@ mod tests {
         assert_eq!(poll_outcome(1, 1), Ok(1));
         assert_eq!(poll_outcome(5, 5), Ok(5));
         assert_eq!(poll_outcome(0, 1), Err(Error::NoCompletion));
-        assert_eq!(poll_outcome(-22, 4), Err(Error::Provider));
-        assert_eq!(poll_outcome(c_int::MIN, c_int::MAX), Err(Error::Provider));
+        let failed = |errno| Err(Error::provider(Op::CqPoll, "ibv_poll_cq", errno));
+        assert_eq!(poll_outcome(-22, 4), failed(22));
+        assert_eq!(poll_outcome(c_int::MIN, c_int::MAX), failed(c_int::MAX));
         assert_eq!(poll_outcome(5, 4), Err(Error::Unknown));
     }
 

@@ -100,7 +100,8 @@ impl<'p> Ep<'p> {
             ev.ack()?;
             return Err(Error::Inval);
         }
-        let raw = NonNull::new(e.id).ok_or(Error::Provider)?;
+        let raw =
+            NonNull::new(e.id).ok_or(Error::provider(Op::EpNextConnReq, "rdma_get_cm_event", 0))?;
         // SAFETY: rdma_cm made this id for the request and hands it to us;
         // it must not be destroyed before the event is acked.
         let id = ManuallyDrop::new(unsafe { CmId::from_raw(raw) });

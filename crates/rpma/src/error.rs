@@ -7,43 +7,76 @@ use std::fmt;
 
 use crate::log::{Level, Op};
 
-/// Every failure a librpma function can report. The discriminants are the
-/// C error codes, so the mapping is fixed in one place.
+/// Every failure a librpma function can report. Each kind has one of the
+/// C library's `RPMA_E_*` codes ([`Error::code`]); a failed provider call
+/// also says which call failed, where, and with which errno
+/// ([`ProviderError`], the error's `source`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[repr(i32)]
+#[non_exhaustive]
 pub enum Error {
     /// A failure with no better description (`RPMA_E_UNKNOWN`).
     #[error("Unknown error")]
-    Unknown = -100000,
+    Unknown,
     /// The operation is not supported (`RPMA_E_NOSUPP`).
     #[error("Not supported")]
-    NoSupp = -100001,
-    /// libibverbs or librdmacm failed; the log says how (`RPMA_E_PROVIDER`).
+    NoSupp,
+    /// libibverbs or librdmacm failed (`RPMA_E_PROVIDER`).
     #[error("Provider error occurred")]
-    Provider = -100002,
+    Provider(#[source] ProviderError),
     /// Memory could not be allocated (`RPMA_E_NOMEM`).
     #[error("Out of memory")]
-    NoMem = -100003,
+    NoMem,
     /// An argument is invalid (`RPMA_E_INVAL`).
     #[error("Invalid argument")]
-    Inval = -100004,
+    Inval,
     /// No completion is ready yet (`RPMA_E_NO_COMPLETION`).
     #[error("No next completion available")]
-    NoCompletion = -100005,
+    NoCompletion,
     /// No event is ready yet (`RPMA_E_NO_EVENT`).
     #[error("No next event available")]
-    NoEvent = -100006,
+    NoEvent,
     /// A temporary condition; retrying may succeed (`RPMA_E_AGAIN`).
     #[error("Temporary error, try again")]
-    Again = -100007,
+    Again,
     /// The completion channel is shared, so the call does not apply
     /// (`RPMA_E_SHARED_CHANNEL`).
     #[error("Completion channel is shared")]
-    SharedChannel = -100008,
+    SharedChannel,
     /// The completion channel is not shared, so the call does not apply
     /// (`RPMA_E_NOT_SHARED_CHNL`).
     #[error("Completion channel is not shared")]
-    NotSharedChnl = -100009,
+    NotSharedChnl,
+}
+
+/// A libibverbs or librdmacm call that failed: which one, in which
+/// operation, and the errno it gave (0 when it gave none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{call}() failed in {op:?}: {}", Errno(*errno))]
+pub struct ProviderError {
+    op: Op,
+    call: &'static str,
+    errno: c_int,
+}
+
+impl ProviderError {
+    pub(crate) const fn new(op: Op, call: &'static str, errno: c_int) -> ProviderError {
+        ProviderError { op, call, errno }
+    }
+
+    /// The operation of this crate the call was made for.
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
+    /// The name of the libibverbs or librdmacm function.
+    pub fn call(&self) -> &'static str {
+        self.call
+    }
+
+    /// The errno value the call reported (0: none).
+    pub fn errno(&self) -> c_int {
+        self.errno
+    }
 }
 
 /// The result of every fallible operation of this crate.
@@ -53,7 +86,7 @@ impl Error {
     const ALL: [Error; 10] = [
         Error::Unknown,
         Error::NoSupp,
-        Error::Provider,
+        Error::Provider(ProviderError::new(Op::Verbs, "any", 0)),
         Error::NoMem,
         Error::Inval,
         Error::NoCompletion,
@@ -63,14 +96,49 @@ impl Error {
         Error::NotSharedChnl,
     ];
 
-    /// The `RPMA_E_*` value of this error.
-    pub const fn code(self) -> c_int {
-        self as c_int
+    /// A failed provider call.
+    pub(crate) const fn provider(op: Op, call: &'static str, errno: c_int) -> Error {
+        Error::Provider(ProviderError::new(op, call, errno))
     }
 
-    /// The error whose code is `code`, if any.
+    /// The `RPMA_E_*` value of this error.
+    pub const fn code(self) -> c_int {
+        match self {
+            Error::Unknown => -100000,
+            Error::NoSupp => -100001,
+            Error::Provider(_) => -100002,
+            Error::NoMem => -100003,
+            Error::Inval => -100004,
+            Error::NoCompletion => -100005,
+            Error::NoEvent => -100006,
+            Error::Again => -100007,
+            Error::SharedChannel => -100008,
+            Error::NotSharedChnl => -100009,
+        }
+    }
+
+    /// The kind of error whose code is `code`, if any (a provider error
+    /// names no call).
     pub fn from_code(code: c_int) -> Option<Error> {
         Self::ALL.into_iter().find(|e| e.code() == code)
+    }
+
+    /// The failed provider call, for `Error::Provider`.
+    pub fn provider_error(&self) -> Option<&ProviderError> {
+        match self {
+            Error::Provider(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Whether a post failed because the queue was full: the provider
+    /// refused it with ENOMEM. Retrying after completions were taken may
+    /// succeed.
+    pub fn is_queue_full(&self) -> bool {
+        self.provider_error().is_some_and(|p| {
+            p.errno == libc::ENOMEM
+                && (p.call.starts_with("ibv_post") || p.call == "ibv_wr_complete")
+        })
     }
 
     /// The static, NUL-terminated description of this error (the text
@@ -79,7 +147,7 @@ impl Error {
         match self {
             Error::Unknown => c"Unknown error",
             Error::NoSupp => c"Not supported",
-            Error::Provider => c"Provider error occurred",
+            Error::Provider(_) => c"Provider error occurred",
             Error::NoMem => c"Out of memory",
             Error::Inval => c"Invalid argument",
             Error::NoCompletion => c"No next completion available",
@@ -88,6 +156,29 @@ impl Error {
             Error::SharedChannel => c"Completion channel is shared",
             Error::NotSharedChnl => c"Completion channel is not shared",
         }
+    }
+}
+
+impl From<Error> for std::io::Error {
+    /// The io::Error of the same meaning, with the error as its inner
+    /// error: a provider's errno picks the kind where there is one.
+    fn from(e: Error) -> std::io::Error {
+        use std::io::ErrorKind as K;
+        let kind = match e {
+            Error::Provider(p) if p.errno != 0 => std::io::Error::from_raw_os_error(p.errno).kind(),
+            Error::Provider(_) | Error::Unknown => K::Other,
+            Error::NoSupp => K::Unsupported,
+            Error::NoMem => K::OutOfMemory,
+            Error::Inval => K::InvalidInput,
+            Error::NoCompletion | Error::NoEvent | Error::Again => K::WouldBlock,
+            Error::SharedChannel | Error::NotSharedChnl => K::InvalidInput,
+        };
+        let kind = if e.is_queue_full() {
+            K::WouldBlock
+        } else {
+            kind
+        };
+        std::io::Error::new(kind, e)
     }
 }
 
@@ -131,28 +222,28 @@ impl fmt::Display for Errno {
 
 /// Logs a failed provider call at ERROR level with the current errno and
 /// returns `RPMA_E_PROVIDER`.
-pub(crate) fn provider_failed(call: &str) -> Error {
+pub(crate) fn provider_failed(call: &'static str) -> Error {
     provider_failed_in(Op::Verbs, call)
 }
 
 /// The same, naming the operation `op` as the message's origin.
-pub(crate) fn provider_failed_in(op: Op, call: &str) -> Error {
+pub(crate) fn provider_failed_in(op: Op, call: &'static str) -> Error {
     let e = errno();
     rpma_log!(Level::Error, op, "{}() failed: {}", call, Errno(e));
-    Error::Provider
+    Error::provider(op, call, e)
 }
 
 /// The same for calls that return an errno value instead of setting errno.
 #[cold]
-pub(crate) fn provider_failed_with(call: &str, err: c_int) -> Error {
+pub(crate) fn provider_failed_with(call: &'static str, err: c_int) -> Error {
     rpma_log!(Level::Error, Op::Verbs, "{}() failed: {}", call, Errno(err));
-    Error::Provider
+    Error::provider(Op::Verbs, call, err)
 }
 
 /// Maps the 0 / errno-value result of the libibverbs calls that return the
 /// error instead of setting errno (the destroy calls, ibv_req_notify_cq).
 #[inline]
-pub(crate) fn check_errno_value(call: &str, ret: c_int) -> Result<()> {
+pub(crate) fn check_errno_value(call: &'static str, ret: c_int) -> Result<()> {
     if ret == 0 {
         Ok(())
     } else {
@@ -161,7 +252,7 @@ pub(crate) fn check_errno_value(call: &str, ret: c_int) -> Result<()> {
 }
 
 /// Maps the 0 / non-zero result of a call that sets errno on failure.
-pub(crate) fn check(call: &str, ret: c_int) -> Result<()> {
+pub(crate) fn check(call: &'static str, ret: c_int) -> Result<()> {
     if ret == 0 {
         Ok(())
     } else {
@@ -196,6 +287,40 @@ mod tests {
             assert_eq!(e.to_string(), e.as_cstr().to_str().unwrap());
         }
         assert_eq!(Error::Inval.code(), -100004);
+    }
+
+    #[test]
+    fn provider_errors_name_their_call_and_become_io_errors() {
+        use std::error::Error as _;
+        let full = Error::provider(Op::Verbs, "ibv_post_send", libc::ENOMEM);
+        assert!(full.is_queue_full());
+        assert_eq!(full.code(), -100002);
+        let cause = full.source().expect("a provider error has a source");
+        assert!(cause.to_string().starts_with("ibv_post_send() failed"));
+        let io = std::io::Error::from(full);
+        assert_eq!(io.kind(), std::io::ErrorKind::WouldBlock);
+        let inner = io.get_ref().and_then(|e| e.downcast_ref::<Error>());
+        assert_eq!(inner, Some(&full));
+
+        let gone = Error::provider(Op::ResolveAddr, "rdma_resolve_addr", libc::ENODEV);
+        assert!(!gone.is_queue_full());
+        assert_eq!(
+            gone.provider_error().map(ProviderError::errno),
+            Some(libc::ENODEV)
+        );
+        assert_eq!(
+            std::io::Error::from(gone).raw_os_error(),
+            None,
+            "the errno is in the inner error, the kind says what it means"
+        );
+        assert_eq!(
+            std::io::Error::from(Error::Inval).kind(),
+            std::io::ErrorKind::InvalidInput
+        );
+        assert_eq!(
+            std::io::Error::from(Error::NoCompletion).kind(),
+            std::io::ErrorKind::WouldBlock
+        );
     }
 
     #[test]

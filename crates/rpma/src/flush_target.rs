@@ -103,7 +103,7 @@ impl Page {
                 "sysconf(_SC_PAGESIZE) failed: {}",
                 Errno(errno())
             );
-            return Err(Error::Provider);
+            return Err(Error::provider(Op::FlushTargetNew, "sysconf", errno()));
         }
         let len = len as usize;
         // Shared, so that the page stays mapped in a child after fork()

@@ -1,9 +1,134 @@
-//! librpma, the Remote Persistent Memory Access library, in Rust.
+//! librpma, the Remote Persistent Memory Access library, in Rust:
+//! connections over RDMA (rdma_cm) with private data, one-sided reads,
+//! writes and atomic writes to a peer's memory, flushes to its
+//! visibility or persistence, and messages.
 //!
-//! One module per librpma object. The `librpma` crate is the thin C face
-//! over these modules that builds `librpma.so.0`, a drop-in replacement for
-//! the C library; `rpma-sys` (re-exported as [`sys`]) holds the raw
-//! bindings to libibverbs and librdmacm below them.
+//! Start with [`owned`]: handles that own what they need (an `Arc` of
+//! their peer), so they move into threads and tasks, operations on
+//! checked ranges, and options built by name. The modules beside it
+//! ([`peer`], [`mr`], [`conn`], ...) are the C library's objects, which
+//! borrow their peer; `librpma.so.0`, the drop-in replacement for the C
+//! library, is built on them (crate `librpma`), and the owned handles
+//! wrap them.
+//!
+//! # A server
+//!
+//! It exposes 4 KiB for the client to write and flush, sends the region's
+//! descriptor as the private data of its accept, and waits for the client
+//! to hang up; then it deregisters the region and returns what was
+//! written.
+//!
+//! ```no_run
+//! use std::net::SocketAddr;
+//! use rpma::conn::ConnEvent;
+//! use rpma::mr::Usage;
+//! use rpma::owned::{Listener, Peer, Region};
+//!
+//! fn serve(at: SocketAddr) -> rpma::Result<Vec<u8>> {
+//!     let peer = Peer::local(at.ip())?;
+//!     // written by the client, which may flush it to global visibility
+//!     let usage = Usage::WRITE_DST | Usage::FLUSH_TYPE_VISIBILITY;
+//!     let region = Region::reg(&peer, vec![0u8; 4096], usage)?;
+//!
+//!     let listener = Listener::bind(&peer, at)?;
+//!     // blocks until a client comes (poll listener.fd() for a deadline)
+//!     let req = listener.next_request(None)?;
+//!     println!("the client says {:?}", req.private_data());
+//!     let conn = req.connect(&region.descriptor())?;
+//!     assert_eq!(conn.next_event()?, ConnEvent::Established);
+//!     // the client writes on its own; it hangs up when it is done
+//!     assert_eq!(conn.next_event()?, ConnEvent::Closed);
+//!     conn.disconnect()?;
+//!     conn.delete()?;
+//!     listener.shutdown()?;
+//!     // deregistered, the memory is the program's again
+//!     region.dereg()
+//! }
+//! ```
+//!
+//! # A client
+//!
+//! It connects, learns the server's region from the private data, writes a
+//! string there, flushes it to global visibility and waits for the flush's
+//! completion, which says the string is in the server's memory.
+//!
+//! ```no_run
+//! use std::net::SocketAddr;
+//! use rpma::conn::ConnEvent;
+//! use rpma::mr::{MrRemote, Usage};
+//! use rpma::owned::{Opts, Peer, Region, Request};
+//! use rpma::{Error, FlushType, WorkCompletion};
+//!
+//! fn write(server: SocketAddr) -> rpma::Result<()> {
+//!     let peer = Peer::remote(server.ip())?;
+//!     let src = Region::reg(&peer, b"Hello, server!".to_vec(), Usage::WRITE_SRC)?;
+//!
+//!     let conn = Request::new(&peer, server, None)?.connect(b"hello")?;
+//!     assert_eq!(conn.next_event()?, ConnEvent::Established);
+//!     let remote = MrRemote::from_descriptor(conn.private_data().unwrap_or_default())?;
+//!     let dst = remote.slice(..src.size())?;
+//!
+//!     // no completion for the write unless it fails; one for the flush,
+//!     // which comes only after the write reached the server's memory
+//!     conn.write(src.slice(..)?, dst, Opts::unsignaled())?;
+//!     conn.flush(dst, FlushType::Visibility, Opts::signaled().context(2))?;
+//!     let mut wc = [WorkCompletion::default()];
+//!     loop {
+//!         match conn.cq().poll(&mut wc) {
+//!             Ok(_) if wc[0].status().is_success() => break,
+//!             Ok(_) => return Err(Error::Unknown),
+//!             // blocks until the CQ reports, then arms it again
+//!             Err(Error::NoCompletion) => conn.cq().wait()?,
+//!             Err(e) => return Err(e),
+//!         }
+//!     }
+//!
+//!     conn.disconnect()?;
+//!     assert_eq!(conn.next_event()?, ConnEvent::Closed);
+//!     conn.delete()
+//! }
+//! ```
+//!
+//! `crates/rpma/examples` has complete programs with every check and a
+//! deadline on every wait: `private_data`, `write_flush` (wire-compatible
+//! with the C example `write-flush-persistent`) and `srq_messaging`.
+//!
+//! # Errors
+//!
+//! Every failure is an [`Error`], one kind per `RPMA_E_*` code of the C
+//! library. A failed libibverbs or librdmacm call is
+//! [`Error::Provider`], whose [`ProviderError`](error::ProviderError) (the
+//! error's `source`) names the call, the operation it served and its
+//! errno; [`Error::is_queue_full`] tells a full queue from the rest.
+//! `Error` converts into `std::io::Error`.
+//!
+//! # The C library's objects
+//!
+//! Everything starts from a [`Device`](peer::Device), the RDMA device that
+//! rdma_cm finds for an address, and a [`Peer`](peer::Peer) on it (a
+//! protection domain). Everything else borrows the peer, and the borrow
+//! checker keeps the order in which they must go: a
+//! [`MrLocal<'p>`](mr::MrLocal) region, an [`Ep<'p>`](ep::Ep) endpoint,
+//! the [`ConnReq<'a>`](conn_req::ConnReq) requests it or
+//! [`ConnReq::new`](conn_req::ConnReq::new) hands out, and the
+//! [`Conn<'a>`](conn::Conn) connection a request becomes. Dropping an
+//! object releases it; the `delete`/`dereg`/`shutdown` methods do the same
+//! and report how it went. Data operations take an `op_context: u64` that
+//! comes back as the completion's `wr_id`.
+//!
+//! The `unsafe` constructors (`Peer::from_raw_context`, with the feature
+//! `raw`, [`MrLocal::reg_raw`], [`Ep::listen_unchecked`],
+//! [`ConnReq::new_unchecked`]) are the C API's: they claim `'static`
+//! borrows on the word of a C caller; the owned handles use them with an
+//! `Arc` of the peer that makes the word true. A region that borrows its
+//! buffer exists only inside [`MrLocal::reg_scoped`]'s closure: a region
+//! that held the borrow for its own life could be leaked (`mem::forget`),
+//! which would end the borrow while the memory is still registered.
+//!
+//! [`MrLocal::reg_scoped`]: mr::MrLocal::reg_scoped
+//! [`MrLocal::reg_raw`]: mr::MrLocal::reg_raw
+//! [`Ep::listen_unchecked`]: ep::Ep::listen_unchecked
+//! [`ConnReq::new_unchecked`]: conn_req::ConnReq::new_unchecked
 //!
 //! # Layers
 //!
@@ -11,6 +136,7 @@
 //! import graph has no cycle (`scripts/module-deps.sh` checks it):
 //!
 //! ```text
+//! handles        owned (Peer, Region, Listener, Request, Conn: Arc-owned)
 //! operations     flush (Conn::flush)      conn::ops (read, write, atomic
 //!                                          write, send, recv, wait)
 //! objects        ep -> conn_req -> conn -> queues -> peer, cq, srq
@@ -25,137 +151,29 @@
 //!
 //! Log messages name the core's operations ([`log::Op`]); the C face gives
 //! them the C library's function names.
-//!
-//! # The object graph
-//!
-//! Everything starts from a [`Device`](peer::Device), the RDMA device that
-//! rdma_cm finds for an address, and a [`Peer`](peer::Peer) on it (a
-//! protection domain). Everything else borrows the peer, and the borrow
-//! checker keeps the order in which they must go:
-//!
-//! - [`MrLocal<'p>`](mr::MrLocal): a registered memory region, which owns
-//!   its buffer ([`MrLocal::reg_owned`](mr::MrLocal::reg_owned)) or
-//!   borrows it exclusively for a scope
-//!   ([`MrLocal::reg_scoped`](mr::MrLocal::reg_scoped)) for as long as the
-//!   device may read or write it;
-//! - [`Ep<'p>`](ep::Ep): a listening endpoint, which hands out
-//!   [`ConnReq<'a>`](conn_req::ConnReq) requests, as does
-//!   [`ConnReq::new`](conn_req::ConnReq::new) on the active side;
-//! - [`Conn<'a>`](conn::Conn): the connection a request becomes, which
-//!   borrows the peer and the [`Srq<'p>`](srq::Srq) its configuration
-//!   names, if any ([`ConnCfg::set_srq`](conn_cfg::ConnCfg::set_srq)).
-//!
-//! Dropping an object releases it; the `delete`/`dereg`/`shutdown` methods
-//! do the same and report how it went. Data operations take an
-//! `op_context: u64` that comes back as the completion's `wr_id`.
-//!
-//! The `unsafe` constructors ([`Peer::from_raw_context`],
-//! [`MrLocal::reg_raw`], [`Ep::listen_unchecked`],
-//! [`ConnReq::new_unchecked`]) are the C API's: they claim `'static`
-//! borrows on the word of a C caller. Rust code does not need them. A
-//! region that borrows its buffer exists only inside
-//! [`MrLocal::reg_scoped`]'s closure: a region that held the borrow for its
-//! own life could be leaked (`mem::forget`), which would end the borrow
-//! while the memory is still registered.
-//!
-//! [`MrLocal::reg_scoped`]: mr::MrLocal::reg_scoped
-//! [`Peer::from_raw_context`]: peer::Peer::from_raw_context
-//! [`MrLocal::reg_raw`]: mr::MrLocal::reg_raw
-//! [`Ep::listen_unchecked`]: ep::Ep::listen_unchecked
-//! [`ConnReq::new_unchecked`]: conn_req::ConnReq::new_unchecked
-//!
-//! # A server
-//!
-//! It exposes 4 KiB for the client to write and flush, sends the region's descriptor
-//! as the private data of its accept, and waits for the client to hang up;
-//! then it deregisters the region and reads what was written.
-//!
-//! ```no_run
-//! use rpma::conn::ConnEvent;
-//! use rpma::ep::Ep;
-//! use rpma::mr::{MrLocal, Usage};
-//! use rpma::peer::{Device, Peer};
-//!
-//! fn serve(addr: &str, port: &str) -> rpma::Result<Vec<u8>> {
-//!     let peer = Peer::new(&Device::local(addr)?)?;
-//!     // written by the client, which may flush it to global visibility
-//!     let usage = Usage::WRITE_DST | Usage::FLUSH_TYPE_VISIBILITY;
-//!     let mr = MrLocal::reg_owned(&peer, vec![0u8; 4096].into(), usage)?;
-//!
-//!     let ep = Ep::listen(&peer, addr, port)?;
-//!     // blocks until a client comes (poll ep.fd() to wait with a deadline)
-//!     let req = ep.next_conn_req(None)?;
-//!     println!("the client says {:?}", req.private_data());
-//!     let conn = req.connect(Some(&mr.descriptor()))?;
-//!     assert_eq!(conn.next_event()?, ConnEvent::Established);
-//!     // the client writes on its own; it hangs up when it is done
-//!     assert_eq!(conn.next_event()?, ConnEvent::Closed);
-//!     conn.disconnect()?;
-//!     conn.delete()?;
-//!     ep.shutdown()?;
-//!
-//!     // deregistered, the buffer is the program's again
-//!     let buf = mr.dereg()?;
-//!     peer.delete()?;
-//!     Ok(buf.into())
-//! }
-//! ```
-//!
-//! # A client
-//!
-//! It connects, learns the server's region from the private data, writes a
-//! string there, flushes it to global visibility and waits for the flush's
-//! completion, which says the string is in the server's memory.
-//!
-//! ```no_run
-//! use rpma::conn::ConnEvent;
-//! use rpma::conn_req::ConnReq;
-//! use rpma::mr::{MrLocal, MrRemote, Usage};
-//! use rpma::peer::{Device, Peer};
-//! use rpma::cq::WorkCompletion;
-//! use rpma::{Completion, FlushType};
-//!
-//! fn write(addr: &str, port: &str) -> rpma::Result<()> {
-//!     let peer = Peer::new(&Device::remote(addr)?)?;
-//!     let src = b"Hello, server!".to_vec().into_boxed_slice();
-//!     let mr = MrLocal::reg_owned(&peer, src, Usage::WRITE_SRC)?;
-//!
-//!     let req = ConnReq::new(&peer, addr, port, None)?;
-//!     let conn = req.connect(Some(b"hello"))?;
-//!     assert_eq!(conn.next_event()?, ConnEvent::Established);
-//!     let remote = MrRemote::from_descriptor(conn.private_data().unwrap_or_default())?;
-//!
-//!     // no completion for the write unless it fails; one for the flush,
-//!     // which comes only after the write reached the server's memory
-//!     let len = mr.size();
-//!     conn.write(Some(&remote), 0, Some(&mr), 0, len, Completion::OnError, None, 1)?;
-//!     conn.flush(&remote, 0, len, FlushType::Visibility, Completion::Always, 2)?;
-//!     let cq = conn.cq();
-//!     let mut wc = [WorkCompletion::default()];
-//!     loop {
-//!         match cq.poll(&mut wc) {
-//!             // the flush's completion: wr_id 2
-//!             Ok(_) if wc[0].status().is_success() => break,
-//!             Ok(_) => return Err(rpma::Error::Provider),
-//!             // blocks until the CQ reports, then arms it again
-//!             Err(rpma::Error::NoCompletion) => cq.wait()?,
-//!             Err(e) => return Err(e),
-//!         }
-//!     }
-//!
-//!     conn.disconnect()?;
-//!     assert_eq!(conn.next_event()?, ConnEvent::Closed);
-//!     conn.delete()?;
-//!     mr.dereg()?;
-//!     peer.delete()
-//! }
-//! ```
-//!
-//! `crates/rpma/examples` has complete programs with every check and a
-//! deadline on every wait: `private_data`, `write_flush` (wire-compatible
-//! with the C example `write-flush-persistent`) and `srq_messaging`.
 
 #![deny(missing_docs)]
+
+/// Declares a function that hands out rdma-core's own objects (rpma-sys
+/// types): public with the `raw` feature, which the C face turns on, and
+/// visible only inside the crate without it, so that the default API names
+/// no binding and rpma-sys can change without a new major version here.
+macro_rules! raw_api {
+    ($(#[$attr:meta])* fn $($item:tt)*) => {
+        #[cfg(feature = "raw")]
+        $(#[$attr])* pub fn $($item)*
+        #[cfg(not(feature = "raw"))]
+        #[allow(dead_code)]
+        $(#[$attr])* pub(crate) fn $($item)*
+    };
+    ($(#[$attr:meta])* unsafe fn $($item:tt)*) => {
+        #[cfg(feature = "raw")]
+        $(#[$attr])* pub unsafe fn $($item)*
+        #[cfg(not(feature = "raw"))]
+        #[allow(dead_code)]
+        $(#[$attr])* pub(crate) unsafe fn $($item)*
+    };
+}
 
 #[macro_use]
 pub mod log;
@@ -171,6 +189,7 @@ mod flush;
 mod flush_target;
 pub mod mr;
 mod native;
+pub mod owned;
 pub mod peer;
 pub mod peer_cfg;
 mod post;
@@ -181,7 +200,11 @@ mod timeouts;
 mod usage;
 mod verbs;
 
+/// The libibverbs and librdmacm bindings (feature `raw`).
+#[cfg(feature = "raw")]
 pub use rpma_sys as sys;
+#[cfg(not(feature = "raw"))]
+use rpma_sys as sys;
 
 pub use cq::{WcOpcode, WcStatus, WorkCompletion};
 pub use error::{Error, Result};

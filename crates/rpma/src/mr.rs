@@ -360,7 +360,7 @@ impl MrLocal<'_> {
         Err(match ret {
             libc::EOPNOTSUPP => Error::NoSupp,
             libc::EFAULT | libc::EINVAL => Error::Inval,
-            _ => Error::Provider,
+            _ => Error::provider(Op::MrAdvise, "ibv_advise_mr", ret),
         })
     }
 
@@ -461,13 +461,15 @@ impl Advice {
         }
     }
 
-    /// The value passed to `ibv_advise_mr`.
-    pub fn raw(self) -> sys::ib_uverbs_advise_mr_advice {
-        match self {
-            Advice::Prefetch => sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
-            Advice::PrefetchWrite => sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
-            Advice::PrefetchNoFault => sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
-            Advice::Other(raw) => raw,
+    raw_api! {
+        /// The value passed to `ibv_advise_mr`.
+        fn raw(self) -> sys::ib_uverbs_advise_mr_advice {
+            match self {
+                Advice::Prefetch => sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+                Advice::PrefetchWrite => sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+                Advice::PrefetchNoFault => sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+                Advice::Other(raw) => raw,
+            }
         }
     }
 }

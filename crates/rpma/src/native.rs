@@ -197,7 +197,7 @@ fn posted(op: Op, ret: c_int) -> Result<()> {
         return Ok(());
     }
     rpma_log!(Level::Error, op, "ibv_wr_complete() failed: {}", Errno(ret));
-    Err(Error::Provider)
+    Err(Error::provider(op, "ibv_wr_complete", ret))
 }
 
 #[cfg(test)]
@@ -328,9 +328,12 @@ mod tests {
         SEEN.with(|s| s.borrow_mut().complete_ret = libc::ENOMEM);
         let at = Remote { addr: 0, rkey: 1 };
         let flushed = native.flush(at, 8, 1, Completion::OnError, 1);
-        assert_eq!(flushed, Err(Error::Provider));
+        let full = |e: Error| {
+            e.is_queue_full() && e.provider_error().map(|p| p.call()) == Some("ibv_wr_complete")
+        };
+        assert!(flushed.is_err_and(full));
         let written = native.atomic_write(at, &[0; 8], Completion::OnError, 1);
-        assert_eq!(written, Err(Error::Provider));
+        assert!(written.is_err_and(full));
     }
 
     #[test]

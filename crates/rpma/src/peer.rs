@@ -88,21 +88,25 @@ impl Device {
         Ok(NonNull::new(ctx).map(|ctx| Device { ctx }))
     }
 
-    /// A device handle for a context the C API was given
-    /// (`rpma_utils_ibv_context_is_odp_capable` takes any context of the
-    /// caller's). Rust code finds its device with [`Device::local`] or
-    /// [`Device::remote`].
-    ///
-    /// # Safety
-    /// `ctx` is a live `ibv_context` for as long as the handle, or anything
-    /// opened through it, is used.
-    pub unsafe fn from_raw_context(ctx: NonNull<sys::ibv_context>) -> Device {
-        Device { ctx }
+    raw_api! {
+        /// A device handle for a context the C API was given
+        /// (`rpma_utils_ibv_context_is_odp_capable` takes any context of the
+        /// caller's). Rust code finds its device with [`Device::local`] or
+        /// [`Device::remote`].
+        ///
+        /// # Safety
+        /// `ctx` is a live `ibv_context` for as long as the handle, or anything
+        /// opened through it, is used.
+        unsafe fn from_raw_context(ctx: NonNull<sys::ibv_context>) -> Device {
+            Device { ctx }
+        }
     }
 
-    /// The libibverbs context, for callers that drive libibverbs directly.
-    pub fn as_ptr(&self) -> *mut sys::ibv_context {
-        self.ctx.as_ptr()
+    raw_api! {
+        /// The libibverbs context, for callers that drive libibverbs directly.
+        fn as_ptr(&self) -> *mut sys::ibv_context {
+            self.ctx.as_ptr()
+        }
     }
 
     /// Whether the device supports on-demand paging for RC reads and
@@ -150,55 +154,57 @@ impl Peer {
         unsafe { Peer::from_raw_context(device.ctx) }
     }
 
-    /// Opens a peer on the device context `ctx`, any open context (one that
-    /// `rpma_utils_get_ibv_context` or `ibv_open_device` returned): the
-    /// constructor of the C API's `rpma_peer_new`. Rust code uses
-    /// [`Peer::new`] with a [`Device`].
-    ///
-    /// # Safety
-    /// `ctx` is a live `ibv_context` that stays open until the peer and
-    /// everything made from it are gone.
-    pub unsafe fn from_raw_context(ctx: NonNull<sys::ibv_context>) -> Result<Peer> {
-        let ctx = ctx.as_ptr();
-        let caps = query_caps(ctx)?;
-        // The switch is the process's choice, read once per peer.
-        let native = caps.native.allowed_by(Switch::from_env());
-        if !native.atomic_write {
-            rpma_log!(
-                Level::Info,
-                Op::PeerNew,
-                "Native atomic write is not supported - ordinary RDMA write will be used instead."
-            );
+    raw_api! {
+        /// Opens a peer on the device context `ctx`, any open context (one that
+        /// `rpma_utils_get_ibv_context` or `ibv_open_device` returned): the
+        /// constructor of the C API's `rpma_peer_new`. Rust code uses
+        /// [`Peer::new`] with a [`Device`].
+        ///
+        /// # Safety
+        /// `ctx` is a live `ibv_context` that stays open until the peer and
+        /// everything made from it are gone.
+        unsafe fn from_raw_context(ctx: NonNull<sys::ibv_context>) -> Result<Peer> {
+            let ctx = ctx.as_ptr();
+            let caps = query_caps(ctx)?;
+            // The switch is the process's choice, read once per peer.
+            let native = caps.native.allowed_by(Switch::from_env());
+            if !native.atomic_write {
+                rpma_log!(
+                    Level::Info,
+                    Op::PeerNew,
+                    "Native atomic write is not supported - ordinary RDMA write will be used instead."
+                );
+            }
+            if !native.flush {
+                rpma_log!(
+                    Level::Info,
+                    Op::PeerNew,
+                    "Native flush is not supported - ordinary RDMA read will be used instead."
+                );
+            }
+            // ibv_alloc_pd reports its reason only through errno, and not always.
+            set_errno(0);
+            // SAFETY: ctx is live (caller contract).
+            let pd = unsafe { sys::ibv_alloc_pd(ctx) };
+            let Some(pd) = NonNull::new(pd) else {
+                return Err(match errno() {
+                    libc::ENOMEM => Error::NoMem,
+                    // The C library logs nothing here either.
+                    0 => Error::Unknown,
+                    e => provider_failed_with("ibv_alloc_pd", e),
+                });
+            };
+            // SAFETY: ctx is live; device is set by libibverbs for every context.
+            let iwarp = unsafe { (*(*ctx).device).transport_type } == sys::IBV_TRANSPORT_IWARP;
+            Ok(Peer {
+                pd,
+                odp_capable: caps.odp,
+                native,
+                ack_timeout: timeouts::ack_timeout_from_env(),
+                iwarp,
+                flush_target: OnceLock::new(),
+            })
         }
-        if !native.flush {
-            rpma_log!(
-                Level::Info,
-                Op::PeerNew,
-                "Native flush is not supported - ordinary RDMA read will be used instead."
-            );
-        }
-        // ibv_alloc_pd reports its reason only through errno, and not always.
-        set_errno(0);
-        // SAFETY: ctx is live (caller contract).
-        let pd = unsafe { sys::ibv_alloc_pd(ctx) };
-        let Some(pd) = NonNull::new(pd) else {
-            return Err(match errno() {
-                libc::ENOMEM => Error::NoMem,
-                // The C library logs nothing here either.
-                0 => Error::Unknown,
-                e => provider_failed_with("ibv_alloc_pd", e),
-            });
-        };
-        // SAFETY: ctx is live; device is set by libibverbs for every context.
-        let iwarp = unsafe { (*(*ctx).device).transport_type } == sys::IBV_TRANSPORT_IWARP;
-        Ok(Peer {
-            pd,
-            odp_capable: caps.odp,
-            native,
-            ack_timeout: timeouts::ack_timeout_from_env(),
-            iwarp,
-            flush_target: OnceLock::new(),
-        })
     }
 
     /// A reference to the flush read target, made by the first call.
@@ -228,15 +234,19 @@ impl Peer {
         Ok(Arc::clone(target))
     }
 
-    /// The protection domain every registration and queue of the peer uses.
-    pub fn pd(&self) -> *mut sys::ibv_pd {
-        self.pd.as_ptr()
+    raw_api! {
+        /// The protection domain every registration and queue of the peer uses.
+        fn pd(&self) -> *mut sys::ibv_pd {
+            self.pd.as_ptr()
+        }
     }
 
-    /// The device context the peer lives on.
-    pub fn context(&self) -> *mut sys::ibv_context {
-        // SAFETY: the PD is live; libibverbs sets its context.
-        unsafe { self.pd.as_ref().context }
+    raw_api! {
+        /// The device context the peer lives on.
+        fn context(&self) -> *mut sys::ibv_context {
+            // SAFETY: the PD is live; libibverbs sets its context.
+            unsafe { self.pd.as_ref().context }
+        }
     }
 
     /// Whether the device supports on-demand paging (used when memory cannot

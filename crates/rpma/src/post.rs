@@ -141,7 +141,7 @@ impl SendWr {
             return Ok(());
         }
         log_failure(&wr, kind, ret);
-        Err(Error::Provider)
+        Err(Error::provider(kind.op(), "ibv_post_send", ret))
     }
 }
 
@@ -256,7 +256,7 @@ fn recv_failed(on_srq: bool, ret: c_int) -> Error {
         (Op::PostRecv, "ibv_post_recv")
     };
     rpma_log!(Level::Error, op, "{} failed: {}", call, Errno(ret));
-    Error::Provider
+    Error::provider(op, call, ret)
 }
 
 #[cfg(test)]

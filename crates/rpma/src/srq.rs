@@ -52,9 +52,11 @@ impl<'p> Srq<'p> {
         Ok(me)
     }
 
-    /// The libibverbs SRQ, live as long as `self`.
-    pub fn as_ptr(&self) -> *mut sys::ibv_srq {
-        self.srq.as_ptr()
+    raw_api! {
+        /// The libibverbs SRQ, live as long as `self`.
+        fn as_ptr(&self) -> *mut sys::ibv_srq {
+            self.srq.as_ptr()
+        }
     }
 
     /// Posts a buffer for a message to any connection using the SRQ

@@ -78,7 +78,7 @@ impl AddrInfo {
                     if passive { "passive" } else { "active" },
                     Errno(e)
                 );
-                Err(Error::Provider)
+                Err(Error::provider(Op::ResolveAddrInfo, "rdma_getaddrinfo", e))
             }
         }
     }
@@ -363,7 +363,7 @@ impl CmId {
             src,
             Errno(e)
         );
-        Err(Error::Provider)
+        Err(Error::provider(Op::BindAddr, "rdma_bind_addr", e))
     }
 
     /// Resolves the route-able addresses of `info` to a device.
@@ -403,7 +403,7 @@ impl CmId {
             timeout_ms,
             Errno(e)
         );
-        Err(Error::Provider)
+        Err(Error::provider(Op::ResolveAddr, "rdma_resolve_addr", e))
     }
 
     /// Starts (on an id with a channel) or makes (a synchronous id) one
@@ -438,7 +438,7 @@ impl CmId {
             timeout_ms,
             Errno(e)
         );
-        Err(Error::Provider)
+        Err(Error::provider(Op::ResolveRoute, "rdma_resolve_route", e))
     }
 
     /// The errno of a resolution step whose call returned `ret`: a failed

@@ -20,6 +20,9 @@ use rpma::peer::{Device, Peer};
 use rpma::srq::Srq;
 use rpma::{Completion, Error, FlushType};
 
+#[path = "device/owned.rs"]
+mod owned;
+
 const WAIT: Duration = Duration::from_secs(20);
 
 fn ip() -> String {
@@ -84,7 +87,7 @@ fn listen<'p>(peer: &'p Peer, port: &str) -> Ep<'p> {
 fn device_is_found_by_address_and_opens_a_peer() {
     let local = Device::local(&ip()).expect("local device");
     let remote = Device::remote(&ip()).expect("remote device");
-    assert_eq!(local.as_ptr(), remote.as_ptr(), "one device serves both");
+    assert_eq!(local, remote, "one device serves both");
     let peer = Peer::new(&local).expect("peer");
     peer.delete().expect("peer delete");
     // the wildcard address names no device

@@ -251,11 +251,13 @@ impl<'a> Conn<'a> {
         unsafe { (*self.qp).qp_num }
     }
 
-    /// The connection's queue pair, for callers that drive libibverbs
-    /// directly; it lives as long as the connection.
-    #[inline]
-    pub fn qp(&self) -> *mut sys::ibv_qp {
-        self.qp
+    raw_api! {
+        /// The connection's queue pair, for callers that drive libibverbs
+        /// directly; it lives as long as the connection.
+        #[inline]
+        fn qp(&self) -> *mut sys::ibv_qp {
+            self.qp
+        }
     }
 
     /// The main CQ.

@@ -1,0 +1,138 @@
+//! The two ways to a connection: a listener's incoming requests, and
+//! requests made towards a listening peer.
+
+use std::ffi::CString;
+use std::net::SocketAddr;
+use std::os::fd::BorrowedFd;
+
+use super::{Conn, Local, Peer};
+use crate::conn_cfg::ConnCfg;
+use crate::conn_req::ConnReq;
+use crate::ep::Ep;
+use crate::error::Result;
+
+/// The address and port of `addr` as rdma_cm takes them.
+fn host_and_port(addr: SocketAddr) -> (CString, CString) {
+    let text = |s: String| CString::new(s).expect("an address has no NUL");
+    (text(addr.ip().to_string()), text(addr.port().to_string()))
+}
+
+/// A listening endpoint: hands out one [`Request`] per peer that
+/// connects.
+#[derive(Debug)]
+pub struct Listener {
+    // The endpoint goes before the peer it was made on.
+    ep: Ep<'static>,
+    peer: Peer,
+}
+
+impl Listener {
+    /// Listens on `addr`, a local address of `peer`'s device.
+    ///
+    /// # Errors
+    /// `Error::Provider` when the address cannot be resolved or bound, or
+    /// the listen fails (the log says why).
+    pub fn bind(peer: &Peer, addr: SocketAddr) -> Result<Listener> {
+        let (host, port) = host_and_port(addr);
+        // SAFETY: the listener keeps a clone of the peer, dropped after
+        // the endpoint; every request it hands out keeps one too.
+        let ep = unsafe { Ep::listen_unchecked(peer.shared(), &host, &port) }?;
+        Ok(Listener {
+            ep,
+            peer: peer.clone(),
+        })
+    }
+
+    /// The fd that is readable when a request waits: poll it to wait with
+    /// a deadline.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.ep.fd()
+    }
+
+    /// Takes the next incoming request and builds its queues from `cfg`
+    /// (or the defaults). Blocks until one comes.
+    ///
+    /// # Errors
+    /// `Error::Inval` when the next event is not a request (it is
+    /// consumed); `Error::Provider` when the queues cannot be built (the
+    /// request is rejected) or the event channel fails.
+    pub fn next_request(&self, cfg: Option<&ConnCfg<'static>>) -> Result<Request> {
+        Ok(Request {
+            req: self.ep.next_conn_req(cfg)?,
+            peer: self.peer.clone(),
+        })
+    }
+
+    /// Stops listening. Requests and connections made through the
+    /// listener live on.
+    ///
+    /// # Errors
+    /// `Error::Provider` when the cm id cannot be destroyed.
+    pub fn shutdown(self) -> Result<()> {
+        self.ep.shutdown()
+    }
+}
+
+/// A connection request: the queues are ready, the connection is not.
+/// Dropping it rejects an incoming request.
+#[derive(Debug)]
+pub struct Request {
+    // The request goes before the peer it was made on.
+    req: Box<ConnReq<'static>>,
+    peer: Peer,
+}
+
+impl Request {
+    /// Prepares a connection to `addr`, where a [`Listener`] waits:
+    /// resolves the address and the route and builds the queues.
+    ///
+    /// # Errors
+    /// `Error::Provider` when the address or the route cannot be resolved
+    /// (within the configured timeout) or the queues cannot be built.
+    pub fn new(peer: &Peer, addr: SocketAddr, cfg: Option<&ConnCfg<'static>>) -> Result<Request> {
+        let (host, port) = host_and_port(addr);
+        // SAFETY: the request keeps a clone of the peer, dropped after it,
+        // and hands the clone on to its connection.
+        let req = unsafe { ConnReq::new_unchecked(peer.shared(), &host, &port, cfg) }?;
+        Ok(Request {
+            req,
+            peer: peer.clone(),
+        })
+    }
+
+    /// Whether the request came in through a listener.
+    pub fn is_incoming(&self) -> bool {
+        self.req.is_passive()
+    }
+
+    /// What the peer sent with an incoming request.
+    pub fn private_data(&self) -> Option<&[u8]> {
+        self.req.private_data()
+    }
+
+    /// Posts a receive into `dst` before the connection exists, for the
+    /// peer's first message; `context` comes back as its completion's
+    /// `wr_id`.
+    ///
+    /// # Errors
+    /// `Error::Provider` when the receive queue is full or the provider
+    /// refuses the post.
+    pub fn recv(&self, dst: Local<'_>, context: u64) -> Result<()> {
+        self.req.recv(dst.mr, dst.offset, dst.len, context)
+    }
+
+    /// Connects (or accepts an incoming request), sending `pdata` as
+    /// private data (nothing when empty). The request is consumed either
+    /// way; a failure releases it, which rejects an incoming one.
+    ///
+    /// # Errors
+    /// `Error::Inval` when `pdata` is longer than 255 bytes (what rdma_cm
+    /// carries is shorter still: 56 bytes with a connect, 196 with an
+    /// accept, on RoCE); `Error::Provider` when the connect or accept
+    /// fails.
+    pub fn connect(self, pdata: &[u8]) -> Result<Conn> {
+        let pdata = (!pdata.is_empty()).then_some(pdata);
+        let conn = self.req.connect(pdata)?;
+        Ok(Conn::new(conn, self.peer))
+    }
+}

@@ -1,0 +1,167 @@
+//! The owned handles (`rpma::owned`) on rxe0: handles moved into threads
+//! that are not scoped, operations on checked ranges, and the arguments
+//! the handles refuse before anything is posted.
+
+use std::net::{IpAddr, SocketAddr};
+use std::thread;
+
+use rpma::conn::ConnEvent;
+use rpma::cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
+use rpma::mr::{MrRemote, Usage};
+use rpma::owned::{Conn, Listener, Opts, Peer, Region, Request};
+use rpma::{Error, FlushType};
+
+use super::{ip, port, wait_readable};
+
+fn addr(k: u32) -> SocketAddr {
+    let ip: IpAddr = ip().parse().expect("RPMA_TESTING_IP is an IP address");
+    SocketAddr::new(ip, port(k).parse().unwrap())
+}
+
+fn expect_event(conn: &Conn, want: ConnEvent) {
+    wait_readable(conn.event_fd(), "connection event");
+    assert_eq!(conn.next_event().expect("next_event"), want);
+}
+
+fn next_wc(cq: &Cq) -> WorkCompletion {
+    let mut wc = [WorkCompletion::default()];
+    loop {
+        match cq.poll(&mut wc) {
+            Ok(_) => return wc[0],
+            Err(Error::NoCompletion) => {}
+            Err(e) => panic!("poll: {e}"),
+        }
+        wait_readable(cq.fd(), "completion");
+        cq.wait().expect("cq wait");
+    }
+}
+
+/// The server: one region the client writes, flushes and reads, its
+/// descriptor in the accept; it returns what the client wrote once the
+/// client hangs up.
+fn serve(listener: Listener, peer: Peer) -> Vec<u8> {
+    let usage = Usage::WRITE_DST | Usage::READ_SRC | Usage::FLUSH_TYPE_VISIBILITY;
+    let region = Region::reg(&peer, vec![0u8; 4096], usage).unwrap();
+    let inbox = Region::reg(&peer, vec![0u8; 16], Usage::RECV).unwrap();
+    wait_readable(listener.fd(), "connection request");
+    let req = listener.next_request(None).expect("next_request");
+    assert!(req.is_incoming());
+    assert!(req.private_data().unwrap_or_default().starts_with(b"owned"));
+    req.recv(inbox.slice(..).unwrap(), 0x51).unwrap();
+    let conn = req.connect(&region.descriptor()).expect("accept");
+    expect_event(&conn, ConnEvent::Established);
+    let wc = next_wc(conn.cq());
+    assert_eq!(
+        (wc.status(), wc.opcode(), wc.wr_id()),
+        (WcStatus::Success, WcOpcode::Recv, 0x51)
+    );
+    assert_eq!((wc.byte_len(), wc.imm_data()), (4, Some(7)));
+    expect_event(&conn, ConnEvent::Closed);
+    conn.disconnect().unwrap();
+    conn.delete().unwrap();
+    listener.shutdown().unwrap();
+    let mut msg = [0u8; 4];
+    inbox.read(0, &mut msg).unwrap();
+    assert_eq!(&msg, b"done");
+    region.dereg().unwrap()
+}
+
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn owned_handles_move_between_threads() {
+    let ip: IpAddr = ip().parse().unwrap();
+    let peer = Peer::local(ip).expect("peer");
+    let at = addr(40);
+    let listener = Listener::bind(&peer, at).expect("listen");
+    let server = {
+        let peer = peer.clone();
+        thread::spawn(move || serve(listener, peer))
+    };
+
+    let text = b"owned and moved";
+    let src = Region::reg(&peer, text.to_vec(), Usage::WRITE_SRC | Usage::SEND).unwrap();
+    let back = Region::reg(&peer, vec![0u8; text.len()], Usage::READ_DST).unwrap();
+    let conn = Request::new(&peer, at, None)
+        .expect("request")
+        .connect(b"owned client")
+        .expect("connect");
+    expect_event(&conn, ConnEvent::Established);
+    let dst = MrRemote::from_descriptor(conn.private_data().unwrap_or_default()).unwrap();
+    // The client's handles go to another thread and come back.
+    let (conn, mut src, back, dst) = thread::spawn(move || {
+        let n = text.len();
+        conn.write(
+            src.slice(..).unwrap(),
+            dst.slice(100..100 + n).unwrap(),
+            Opts::unsignaled(),
+        )
+        .expect("write");
+        conn.flush(
+            dst.slice(100..100 + n).unwrap(),
+            FlushType::Visibility,
+            Opts::signaled().context(2),
+        )
+        .expect("flush");
+        assert_eq!(next_wc(conn.cq()).wr_id(), 2);
+        conn.read(
+            dst.slice(100..100 + n).unwrap(),
+            back.slice(..).unwrap(),
+            Opts::default().context(3),
+        )
+        .expect("read");
+        let wc = next_wc(conn.cq());
+        assert_eq!((wc.status(), wc.wr_id()), (WcStatus::Success, 3));
+        (conn, src, back, dst)
+    })
+    .join()
+    .expect("client thread");
+    let mut got = vec![0u8; text.len()];
+    back.read(0, &mut got).unwrap();
+    assert_eq!(&got, text);
+
+    // What the handles refuse, before anything is posted.
+    let n = text.len();
+    assert_eq!(src.slice(..n + 1).err(), Some(Error::Inval));
+    assert_eq!(dst.slice(4000..4097).err(), Some(Error::Inval));
+    let (s, d) = (src.slice(..n).unwrap(), dst.slice(..n - 1).unwrap());
+    assert_eq!(conn.write(s, d, Opts::default()), Err(Error::Inval));
+    let (d, b) = (dst.slice(..n).unwrap(), back.slice(..).unwrap());
+    assert_eq!(conn.read(d, b, Opts::default().imm(1)), Err(Error::Inval));
+    let d = dst.slice(..16).unwrap();
+    assert_eq!(
+        conn.atomic_write(&[0; 8], d, Opts::default()),
+        Err(Error::Inval)
+    );
+
+    src.write(0, b"done").unwrap();
+    conn.send(src.slice(..4).unwrap(), Opts::default().context(4).imm(7))
+        .expect("send");
+    let wc = next_wc(conn.cq());
+    assert_eq!((wc.status(), wc.wr_id()), (WcStatus::Success, 4));
+    conn.disconnect().unwrap();
+    expect_event(&conn, ConnEvent::Closed);
+    conn.delete().unwrap();
+    let written = server.join().expect("server thread");
+    assert_eq!(&written[100..100 + n], text);
+    assert_eq!(src.dereg().unwrap(), b"done and moved");
+}
+
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn private_data_too_long_is_refused_not_cut() {
+    let ip: IpAddr = ip().parse().unwrap();
+    let peer = Peer::local(ip).expect("peer");
+    let at = addr(41);
+    let listener = Listener::bind(&peer, at).expect("listen");
+    let req = Request::new(&peer, at, None).expect("request");
+    assert_eq!(req.connect(&[1u8; 256]).err(), Some(Error::Inval));
+    // The refused request was released, nothing reached the listener.
+    let mut pfd = libc::pollfd {
+        fd: std::os::fd::AsRawFd::as_raw_fd(&listener.fd()),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one pollfd on this frame for the duration of the call.
+    assert_eq!(unsafe { libc::poll(&mut pfd, 1, 200) }, 0);
+    listener.shutdown().unwrap();
+}
