@@ -164,8 +164,10 @@ check-rust: trixie-root
 	$(CARGO) fmt --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -p rpma --all-targets -- -D warnings
+	$(CARGO) clippy -p rpma --all-targets --features serde,tokio -- -D warnings
+	$(CARGO) test -p rpma --features serde,tokio
 	$(CARGO) test --workspace
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p rpma --no-deps
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p rpma --no-deps --features serde,tokio
 	$(CARGO) clippy --workspace --all-targets --features fault-injection --target-dir target/fault -- -D warnings
 	scripts/module-deps.sh >/dev/null
 	CARGO="$(CARGO)" scripts/package-check.sh

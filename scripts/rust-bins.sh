@@ -4,7 +4,7 @@
 # (tests-c/CMakeLists.txt) finds them: OUTDIR/examples/NAME for each
 # crates/rpma/examples/NAME.rs, and OUTDIR/device-tests, the crate's
 # integration tests that talk to rxe0 (tests/device.rs, #[ignore]d on a
-# host without a device). A debug build: these check behaviour, not speed.
+# host without a device), with the async ones (feature tokio). A debug build: these check behaviour, not speed.
 # RUST_BINS_TARGET names another target to build them for (Rust's triple,
 # e.g. aarch64-unknown-linux-gnu; tests-c/scripts/arch-live.sh).
 set -euo pipefail
@@ -22,7 +22,7 @@ for src in crates/rpma/examples/*.rs; do
   cp "$dir/examples/$name" "$out/examples/$name"
 done
 # the test binary's name carries a hash: cargo says which file it built
-exe=$("$cargo" test -p rpma --test device --no-run --message-format=json "${target[@]}" |
+exe=$("$cargo" test -p rpma --features serde,tokio --test device --no-run --message-format=json "${target[@]}" |
   python3 -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)

@@ -8,9 +8,11 @@ use std::mem::MaybeUninit;
 use std::os::fd::BorrowedFd;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
 
 use crate::error::{check_errno_value, provider_failed, Error, Result};
 use crate::log::{Level, Op};
+use crate::ready;
 use crate::sys;
 use crate::verbs::{next_cq_event, CompChannel};
 
@@ -124,6 +126,42 @@ impl Cq {
         next_cq_event(self.channel).ok_or(Error::NoCompletion)?;
         self.took_event();
         self.arm()
+    }
+
+    /// [`Cq::wait`] without waiting: `false` when the channel has reported
+    /// nothing. Whether it blocks until the channel reports is the fd's
+    /// mode, so make the fd non-blocking first (`O_NONBLOCK` on
+    /// [`Cq::fd`]; a blocking [`Cq::wait`] then returns at once too).
+    ///
+    /// # Errors
+    /// `Error::SharedChannel` when the CQ reports to its connection's
+    /// shared channel; `Error::Provider` when the CQ cannot be armed again.
+    pub fn try_wait(&self) -> Result<bool> {
+        if self.channel_is_shared() {
+            return Err(Error::SharedChannel);
+        }
+        if next_cq_event(self.channel).is_none() {
+            return Ok(false);
+        }
+        self.took_event();
+        self.arm().map(|()| true)
+    }
+
+    /// [`Cq::wait`] for at most `timeout`: `false` when the channel
+    /// reported nothing in time. With one thread waiting on the CQ at a
+    /// time it never blocks past the deadline (with several, the one that
+    /// loses the event waits for the next, as in [`Cq::wait`]).
+    ///
+    /// # Errors
+    /// As [`Cq::wait`].
+    pub fn wait_timeout(&self, timeout: Duration) -> Result<bool> {
+        if self.channel_is_shared() {
+            return Err(Error::SharedChannel);
+        }
+        if !ready::readable(self.fd(), Some(timeout))? {
+            return Ok(false);
+        }
+        self.wait().map(|()| true)
     }
 
     /// Moves up to `out.len()` completions into `out` and returns how

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::log::{Level, Op};
 use crate::peer::Peer;
 use crate::sys;
-use crate::verbs::{AddrInfo, CmId, EventChannel};
+use crate::verbs::{AddrInfo, CmEvent, CmId, EventChannel};
 
 /// A listening endpoint (opaque to C).
 #[derive(Debug)]
@@ -86,7 +86,29 @@ impl<'p> Ep<'p> {
     where
         'p: 'a,
     {
-        let ev = self.evch.next(Op::EpNextConnReq)?;
+        self.take_conn_req(self.evch.next(Op::EpNextConnReq)?, cfg)
+    }
+
+    /// [`Ep::next_conn_req`] without waiting: `None` when no request
+    /// waits. Whether it blocks until one comes is the fd's mode, so make
+    /// the fd non-blocking first (`O_NONBLOCK` on [`Ep::fd`]).
+    pub fn try_next_conn_req<'a>(
+        &self,
+        cfg: Option<&ConnCfg<'a>>,
+    ) -> Result<Option<Box<ConnReq<'a>>>>
+    where
+        'p: 'a,
+    {
+        match self.evch.try_next(Op::EpNextConnReq)? {
+            Some(ev) => self.take_conn_req(ev, cfg).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn take_conn_req<'a>(&self, ev: CmEvent, cfg: Option<&ConnCfg<'a>>) -> Result<Box<ConnReq<'a>>>
+    where
+        'p: 'a,
+    {
         let e = ev.get();
         if e.event != sys::RDMA_CM_EVENT_CONNECT_REQUEST {
             // SAFETY: rdma_event_str returns a static string for any value.

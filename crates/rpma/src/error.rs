@@ -51,7 +51,7 @@ pub enum Error {
 /// A libibverbs or librdmacm call that failed: which one, in which
 /// operation, and the errno it gave (0 when it gave none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("{call}() failed in {op:?}: {}", Errno(*errno))]
+#[error("{call}() failed in {}: {}", op.as_cstr().to_string_lossy(), Errno(*errno))]
 pub struct ProviderError {
     op: Op,
     call: &'static str,

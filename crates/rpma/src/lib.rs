@@ -194,6 +194,7 @@ pub mod peer;
 pub mod peer_cfg;
 mod post;
 mod queues;
+mod ready;
 pub mod srq;
 pub mod srq_cfg;
 mod timeouts;

@@ -161,6 +161,8 @@ pub enum Op {
     MrRemoteFromDescriptor,
     /// [`PeerCfg::from_descriptor`](crate::peer_cfg::PeerCfg::from_descriptor).
     PeerCfgFromDescriptor,
+    /// Waiting for a channel's fd, or changing its mode.
+    Wait,
 }
 
 impl Op {
@@ -195,6 +197,7 @@ impl Op {
             Op::MrAdvise => c"MrLocal::advise",
             Op::MrRemoteFromDescriptor => c"MrRemote::from_descriptor",
             Op::PeerCfgFromDescriptor => c"PeerCfg::from_descriptor",
+            Op::Wait => c"wait",
         }
     }
 }

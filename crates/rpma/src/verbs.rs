@@ -158,13 +158,31 @@ impl EventChannel {
     /// coming from `op`.
     #[inline]
     pub(crate) fn next(&self, op: Op) -> Result<CmEvent> {
+        match self.take() {
+            Ok(ev) => Ok(ev),
+            Err(libc::ENODATA) => Err(Error::NoEvent),
+            Err(_) => Err(provider_failed_in(op, "rdma_get_cm_event")),
+        }
+    }
+
+    /// Takes the next event if one waits: `None` when there is none, which
+    /// a channel whose fd was made non-blocking says with EAGAIN (the C
+    /// library reports that as a provider failure; `next` does too).
+    pub(crate) fn try_next(&self, op: Op) -> Result<Option<CmEvent>> {
+        match self.take() {
+            Ok(ev) => Ok(Some(ev)),
+            Err(libc::ENODATA | libc::EAGAIN) => Ok(None),
+            Err(_) => Err(provider_failed_in(op, "rdma_get_cm_event")),
+        }
+    }
+
+    /// rdma_get_cm_event: the event, or the errno of its failure (left set
+    /// for the log).
+    fn take(&self) -> std::result::Result<CmEvent, c_int> {
         let mut ev = ptr::null_mut();
         // SAFETY: the channel is live; ev receives the event.
         if unsafe { sys::rdma_get_cm_event(self.0, &mut ev) } != 0 || ev.is_null() {
-            if errno() == libc::ENODATA {
-                return Err(Error::NoEvent);
-            }
-            return Err(provider_failed_in(op, "rdma_get_cm_event"));
+            return Err(errno());
         }
         Ok(CmEvent(ev))
     }

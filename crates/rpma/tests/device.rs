@@ -20,6 +20,9 @@ use rpma::peer::{Device, Peer};
 use rpma::srq::Srq;
 use rpma::{Completion, Error, FlushType};
 
+#[cfg(feature = "tokio")]
+#[path = "device/aio.rs"]
+mod aio;
 #[path = "device/owned.rs"]
 mod owned;
 

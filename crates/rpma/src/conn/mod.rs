@@ -18,7 +18,7 @@ use crate::peer_cfg::PeerCfg;
 use crate::queues::{Parts, Queues};
 use crate::srq::Srq;
 use crate::sys;
-use crate::verbs::{CmId, CompChannel, EventChannel};
+use crate::verbs::{CmEvent, CmId, CompChannel, EventChannel};
 
 mod event;
 mod ops;
@@ -160,12 +160,26 @@ impl<'a> Conn<'a> {
     /// Takes the next connection event. An event that means nothing to a
     /// connection is consumed and reported as `RPMA_E_UNKNOWN`.
     pub fn next_event(&self) -> Result<ConnEvent> {
-        let ev = self
-            .parts()
-            .evch
-            .as_ref()
-            .expect("given by finish")
-            .next(Op::ConnNextEvent)?;
+        self.take_event(self.event_channel().next(Op::ConnNextEvent)?)
+    }
+
+    /// [`Conn::next_event`] without waiting: `None` when no event waits.
+    /// It takes an event only if one is there; whether it blocks until one
+    /// comes is the fd's mode, so make the fd non-blocking first
+    /// (`O_NONBLOCK` on [`Conn::event_fd`]).
+    pub fn try_next_event(&self) -> Result<Option<ConnEvent>> {
+        match self.event_channel().try_next(Op::ConnNextEvent)? {
+            Some(ev) => self.take_event(ev).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn event_channel(&self) -> &EventChannel {
+        self.parts().evch.as_ref().expect("given by finish")
+    }
+
+    /// What the event means to the connection; acks it.
+    fn take_event(&self, ev: CmEvent) -> Result<ConnEvent> {
         let kind = ev.get().event;
         // The active side learns the peer's private data from the first
         // ESTABLISHED event; it is copied before the ack frees it.

@@ -1,6 +1,7 @@
 //! The owned connection and its operations on ranges.
 
 use std::os::fd::BorrowedFd;
+use std::time::Duration;
 
 use super::{Local, Peer, Remote};
 use crate::conn::{self, ConnEvent, Wake, ATOMIC_WRITE_LEN};
@@ -9,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::flush::FlushType;
 use crate::peer_cfg::PeerCfg;
 use crate::post::Completion;
+use crate::ready;
 
 /// How an operation is posted: whether it completes with a work
 /// completion always or only when it fails, the context its completion
@@ -102,8 +104,11 @@ pub struct Conn {
 }
 
 impl Conn {
-    pub(crate) fn new(conn: Box<conn::Conn<'static>>, peer: Peer) -> Conn {
-        Conn { conn, _peer: peer }
+    /// Takes over a connection; its event fd becomes non-blocking, so that
+    /// the waits here are bounded by their deadlines.
+    pub(crate) fn new(conn: Box<conn::Conn<'static>>, peer: Peer) -> Result<Conn> {
+        ready::set_nonblocking(conn.event_fd())?;
+        Ok(Conn { conn, _peer: peer })
     }
 
     /// Reads `src` of the peer's region into `dst`.
@@ -202,13 +207,31 @@ impl Conn {
         self.conn.recv(Some(dst.mr), dst.offset, dst.len, context)
     }
 
-    /// Takes the next connection event (blocks until one comes).
+    /// Takes the next connection event; blocks until one comes.
     ///
     /// # Errors
     /// `Error::Unknown` for an event that means nothing to a connection
     /// (consumed); `Error::Provider` when the event channel fails.
     pub fn next_event(&self) -> Result<ConnEvent> {
-        self.conn.next_event()
+        let got = ready::take_within(self.event_fd(), None, || self.try_next_event())?;
+        Ok(got.expect("a wait without a deadline ends with an event"))
+    }
+
+    /// The next connection event if one waits, without waiting.
+    ///
+    /// # Errors
+    /// As [`Conn::next_event`].
+    pub fn try_next_event(&self) -> Result<Option<ConnEvent>> {
+        self.conn.try_next_event()
+    }
+
+    /// The next connection event, waiting at most `timeout` for it: `None`
+    /// when none came in time.
+    ///
+    /// # Errors
+    /// As [`Conn::next_event`].
+    pub fn next_event_timeout(&self, timeout: Duration) -> Result<Option<ConnEvent>> {
+        ready::take_within(self.event_fd(), Some(timeout), || self.try_next_event())
     }
 
     /// The fd that is readable when a connection event waits.

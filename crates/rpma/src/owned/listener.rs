@@ -4,12 +4,14 @@
 use std::ffi::CString;
 use std::net::SocketAddr;
 use std::os::fd::BorrowedFd;
+use std::time::Duration;
 
 use super::{Conn, Local, Peer};
 use crate::conn_cfg::ConnCfg;
 use crate::conn_req::ConnReq;
 use crate::ep::Ep;
 use crate::error::Result;
+use crate::ready;
 
 /// The address and port of `addr` as rdma_cm takes them.
 fn host_and_port(addr: SocketAddr) -> (CString, CString) {
@@ -37,6 +39,9 @@ impl Listener {
         // SAFETY: the listener keeps a clone of the peer, dropped after
         // the endpoint; every request it hands out keeps one too.
         let ep = unsafe { Ep::listen_unchecked(peer.shared(), &host, &port) }?;
+        // non-blocking, so that the waits here are bounded by their
+        // deadlines
+        ready::set_nonblocking(ep.fd())?;
         Ok(Listener {
             ep,
             peer: peer.clone(),
@@ -57,10 +62,32 @@ impl Listener {
     /// consumed); `Error::Provider` when the queues cannot be built (the
     /// request is rejected) or the event channel fails.
     pub fn next_request(&self, cfg: Option<&ConnCfg<'static>>) -> Result<Request> {
-        Ok(Request {
-            req: self.ep.next_conn_req(cfg)?,
+        let got = ready::take_within(self.fd(), None, || self.try_next_request(cfg))?;
+        Ok(got.expect("a wait without a deadline ends with a request"))
+    }
+
+    /// The next incoming request if one waits, without waiting.
+    ///
+    /// # Errors
+    /// As [`Listener::next_request`].
+    pub fn try_next_request(&self, cfg: Option<&ConnCfg<'static>>) -> Result<Option<Request>> {
+        Ok(self.ep.try_next_conn_req(cfg)?.map(|req| Request {
+            req,
             peer: self.peer.clone(),
-        })
+        }))
+    }
+
+    /// The next incoming request, waiting at most `timeout` for it: `None`
+    /// when none came in time.
+    ///
+    /// # Errors
+    /// As [`Listener::next_request`].
+    pub fn next_request_timeout(
+        &self,
+        cfg: Option<&ConnCfg<'static>>,
+        timeout: Duration,
+    ) -> Result<Option<Request>> {
+        ready::take_within(self.fd(), Some(timeout), || self.try_next_request(cfg))
     }
 
     /// Stops listening. Requests and connections made through the
@@ -133,6 +160,6 @@ impl Request {
     pub fn connect(self, pdata: &[u8]) -> Result<Conn> {
         let pdata = (!pdata.is_empty()).then_some(pdata);
         let conn = self.req.connect(pdata)?;
-        Ok(Conn::new(conn, self.peer))
+        Conn::new(conn, self.peer)
     }
 }

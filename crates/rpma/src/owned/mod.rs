@@ -62,6 +62,9 @@
 // The C header is generated from the crate's types by name, and these
 // share names with the C library's objects: cbindgen must not see them.
 /// cbindgen:ignore
+#[cfg(feature = "tokio")]
+mod aio;
+/// cbindgen:ignore
 mod buffer;
 /// cbindgen:ignore
 mod conn;
@@ -71,6 +74,9 @@ mod listener;
 mod peer;
 /// cbindgen:ignore
 mod region;
+/// cbindgen:ignore
+#[cfg(feature = "serde")]
+mod remote_serde;
 /// cbindgen:ignore
 mod slice;
 

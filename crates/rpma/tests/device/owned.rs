@@ -4,6 +4,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use rpma::conn::ConnEvent;
 use rpma::cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
@@ -11,7 +12,7 @@ use rpma::mr::{MrRemote, Usage};
 use rpma::owned::{Conn, Listener, Opts, Peer, Region, Request};
 use rpma::{Error, FlushType};
 
-use super::{ip, port, wait_readable};
+use super::{ip, port, WAIT};
 
 fn addr(k: u32) -> SocketAddr {
     let ip: IpAddr = ip().parse().expect("RPMA_TESTING_IP is an IP address");
@@ -19,8 +20,8 @@ fn addr(k: u32) -> SocketAddr {
 }
 
 fn expect_event(conn: &Conn, want: ConnEvent) {
-    wait_readable(conn.event_fd(), "connection event");
-    assert_eq!(conn.next_event().expect("next_event"), want);
+    let got = conn.next_event_timeout(WAIT).expect("next_event_timeout");
+    assert_eq!(got, Some(want), "within {WAIT:?}");
 }
 
 fn next_wc(cq: &Cq) -> WorkCompletion {
@@ -31,8 +32,10 @@ fn next_wc(cq: &Cq) -> WorkCompletion {
             Err(Error::NoCompletion) => {}
             Err(e) => panic!("poll: {e}"),
         }
-        wait_readable(cq.fd(), "completion");
-        cq.wait().expect("cq wait");
+        assert!(
+            cq.wait_timeout(WAIT).expect("cq wait"),
+            "a completion within {WAIT:?}"
+        );
     }
 }
 
@@ -43,8 +46,10 @@ fn serve(listener: Listener, peer: Peer) -> Vec<u8> {
     let usage = Usage::WRITE_DST | Usage::READ_SRC | Usage::FLUSH_TYPE_VISIBILITY;
     let region = Region::reg(&peer, vec![0u8; 4096], usage).unwrap();
     let inbox = Region::reg(&peer, vec![0u8; 16], Usage::RECV).unwrap();
-    wait_readable(listener.fd(), "connection request");
-    let req = listener.next_request(None).expect("next_request");
+    let req = listener
+        .next_request_timeout(None, WAIT)
+        .expect("next_request")
+        .expect("a request within the wait");
     assert!(req.is_incoming());
     assert!(req.private_data().unwrap_or_default().starts_with(b"owned"));
     req.recv(inbox.slice(..).unwrap(), 0x51).unwrap();
@@ -155,13 +160,50 @@ fn private_data_too_long_is_refused_not_cut() {
     let listener = Listener::bind(&peer, at).expect("listen");
     let req = Request::new(&peer, at, None).expect("request");
     assert_eq!(req.connect(&[1u8; 256]).err(), Some(Error::Inval));
-    // The refused request was released, nothing reached the listener.
-    let mut pfd = libc::pollfd {
-        fd: std::os::fd::AsRawFd::as_raw_fd(&listener.fd()),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one pollfd on this frame for the duration of the call.
-    assert_eq!(unsafe { libc::poll(&mut pfd, 1, 200) }, 0);
+    // The refused request was released: nothing reached the listener.
+    let short = Duration::from_millis(200);
+    assert!(listener.try_next_request(None).unwrap().is_none());
+    let start = Instant::now();
+    assert!(listener
+        .next_request_timeout(None, short)
+        .unwrap()
+        .is_none());
+    assert!(start.elapsed() >= short, "the wait lasted its deadline");
+    listener.shutdown().unwrap();
+}
+
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn waits_end_at_their_deadlines() {
+    let ip: IpAddr = ip().parse().unwrap();
+    let peer = Peer::local(ip).expect("peer");
+    let at = addr(42);
+    let listener = Listener::bind(&peer, at).expect("listen");
+    let client = Request::new(&peer, at, None).unwrap().connect(b"").unwrap();
+    let server = listener
+        .next_request_timeout(None, WAIT)
+        .unwrap()
+        .expect("the request")
+        .connect(b"")
+        .unwrap();
+    expect_event(&server, ConnEvent::Established);
+    expect_event(&client, ConnEvent::Established);
+    let short = Duration::from_millis(200);
+    // nothing more happens on either side: each wait lasts its deadline
+    for conn in [&client, &server] {
+        assert_eq!(conn.try_next_event().unwrap(), None);
+        let start = Instant::now();
+        assert_eq!(conn.next_event_timeout(short).unwrap(), None);
+        assert!(start.elapsed() >= short);
+    }
+    let start = Instant::now();
+    assert!(!client.cq().wait_timeout(short).unwrap());
+    assert!(start.elapsed() >= short);
+    client.disconnect().unwrap();
+    expect_event(&server, ConnEvent::Closed);
+    expect_event(&client, ConnEvent::Closed);
+    server.disconnect().unwrap();
+    client.delete().unwrap();
+    server.delete().unwrap();
     listener.shutdown().unwrap();
 }

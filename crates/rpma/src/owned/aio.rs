@@ -1,0 +1,104 @@
+//! Waits on tokio's reactor (feature `tokio`): connection events,
+//! incoming requests and completions, awaited instead of blocked on.
+//!
+//! Every wait here is cancel-safe. It takes what it waits for (an event,
+//! a request, a completion) only inside the poll that returns it, and
+//! never across an `.await`: a wait dropped before it finished (by
+//! `tokio::time::timeout`, `select!`, or dropping its task) has taken
+//! nothing, and the next wait finds whatever came meanwhile. The fd of the
+//! channel is registered with the reactor for the length of one wait.
+//!
+//! Like tokio's own I/O types, these waits need a tokio runtime with I/O
+//! enabled: awaited outside one, they panic.
+
+use std::os::fd::BorrowedFd;
+
+use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
+
+use super::{Conn, Listener, Request};
+use crate::conn::ConnEvent;
+use crate::conn_cfg::ConnCfg;
+use crate::cq::{Cq, WorkCompletion};
+use crate::error::{Error, Result};
+use crate::log::Op;
+use crate::ready;
+
+/// What `try_take` gives once the fd is readable; tries first without
+/// waiting. The fd must be non-blocking.
+async fn take_when_ready<T>(
+    fd: BorrowedFd<'_>,
+    mut try_take: impl FnMut() -> Result<Option<T>>,
+) -> Result<T> {
+    if let Some(got) = try_take()? {
+        return Ok(got);
+    }
+    // `with_interest` is the one spelling tokio 1.24 (Debian 12's) and the
+    // later releases share; they deprecate it for an unsafe one, since a
+    // raw fd could be closed under the registration. The registration
+    // holds the fd's borrow here, so the fd outlives it.
+    #[allow(deprecated)]
+    let registered = AsyncFd::with_interest(fd, Interest::READABLE)
+        .map_err(|e| Error::provider(Op::Wait, "epoll_ctl", e.raw_os_error().unwrap_or(0)))?;
+    loop {
+        let mut guard = registered
+            .readable()
+            .await
+            .map_err(|e| Error::provider(Op::Wait, "epoll_wait", e.raw_os_error().unwrap_or(0)))?;
+        match try_take()? {
+            Some(got) => return Ok(got),
+            None => guard.clear_ready(),
+        }
+    }
+}
+
+impl Conn {
+    /// [`Conn::next_event`], awaited.
+    ///
+    /// # Errors
+    /// As [`Conn::next_event`]; `Error::Provider` (`epoll_ctl`) when the
+    /// fd cannot be registered with the reactor.
+    pub async fn next_event_async(&self) -> Result<ConnEvent> {
+        take_when_ready(self.event_fd(), || self.try_next_event()).await
+    }
+}
+
+impl Listener {
+    /// [`Listener::next_request`], awaited.
+    ///
+    /// # Errors
+    /// As [`Listener::next_request`].
+    pub async fn next_request_async(&self, cfg: Option<&ConnCfg<'static>>) -> Result<Request> {
+        take_when_ready(self.fd(), || self.try_next_request(cfg)).await
+    }
+}
+
+impl Cq {
+    /// The next completion, awaited: polls the CQ and, while it is empty,
+    /// waits for its channel. The first call makes the channel's fd
+    /// non-blocking, so a blocking [`Cq::wait`] on the same CQ afterwards
+    /// returns at once when nothing came.
+    ///
+    /// # Errors
+    /// `Error::SharedChannel` when the CQ reports to its connection's
+    /// shared channel; `Error::Provider` when the poll or the channel
+    /// fails.
+    pub async fn next_wc_async(&self) -> Result<WorkCompletion> {
+        if self.channel_is_shared() {
+            return Err(Error::SharedChannel);
+        }
+        ready::set_nonblocking(self.fd())?;
+        let mut wc = [WorkCompletion::default()];
+        loop {
+            match self.poll(&mut wc) {
+                Ok(_) => return Ok(wc[0]),
+                Err(Error::NoCompletion) => {}
+                Err(e) => return Err(e),
+            }
+            // Armed again after each report: a completion that came
+            // before the arm is found by the poll above, one after it
+            // makes the channel report.
+            take_when_ready(self.fd(), || Ok(self.try_wait()?.then_some(()))).await?;
+        }
+    }
+}

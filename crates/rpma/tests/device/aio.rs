@@ -1,0 +1,83 @@
+//! The owned handles' async waits (feature `tokio`) on rxe0: a wait
+//! cancelled by its deadline takes nothing, so the next wait finds what
+//! came meanwhile; and a connection moves into a spawned task.
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use rpma::conn::ConnEvent;
+use rpma::cq::WcStatus;
+use rpma::mr::{MrRemote, Usage};
+use rpma::owned::{Listener, Opts, Peer, Region, Request};
+use tokio::time::timeout;
+
+use super::{ip, port, WAIT};
+
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn cancelled_waits_take_nothing() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let ip: IpAddr = ip().parse().unwrap();
+        let at = SocketAddr::new(ip, port(50).parse().unwrap());
+        let peer = Peer::local(ip).expect("peer");
+        let listener = Listener::bind(&peer, at).expect("listen");
+        let short = Duration::from_millis(200);
+
+        // nothing to take yet: the wait is cancelled at its deadline
+        assert!(timeout(short, listener.next_request_async(None))
+            .await
+            .is_err());
+        let client = Request::new(&peer, at, None).unwrap().connect(b"").unwrap();
+        let req = timeout(WAIT, listener.next_request_async(None))
+            .await
+            .expect("the request, after the cancelled wait")
+            .unwrap();
+        let server = req.connect(b"").unwrap();
+        for conn in [&server, &client] {
+            let ev = timeout(WAIT, conn.next_event_async())
+                .await
+                .expect("in time");
+            assert_eq!(ev, Ok(ConnEvent::Established));
+        }
+
+        // completions: a cancelled wait, then the completion of a write
+        let usage = Usage::WRITE_DST;
+        let dst = Region::reg(&peer, vec![0u8; 64], usage).unwrap();
+        let remote = MrRemote::from_parts(dst.ptr() as u64, 64, dst.rkey(), usage).unwrap();
+        let src = Region::reg(&peer, b"12345678".to_vec(), Usage::WRITE_SRC).unwrap();
+        let cq = client.cq();
+        assert!(timeout(short, cq.next_wc_async()).await.is_err());
+        let (s, d) = (src.slice(..).unwrap(), remote.slice(8..16).unwrap());
+        client.write(s, d, Opts::signaled().context(9)).unwrap();
+        let wc = timeout(WAIT, cq.next_wc_async())
+            .await
+            .expect("in time")
+            .unwrap();
+        assert_eq!((wc.status(), wc.wr_id()), (WcStatus::Success, 9));
+        let mut got = [0u8; 8];
+        dst.read(8, &mut got).unwrap();
+        assert_eq!(&got, b"12345678");
+
+        // a connection moved into a task (Send + 'static), waiting there
+        assert!(timeout(short, server.next_event_async()).await.is_err());
+        let task = tokio::spawn(async move {
+            let ev = server.next_event_async().await;
+            (server, ev)
+        });
+        client.disconnect().unwrap();
+        let (server, ev) = timeout(WAIT, task).await.expect("in time").unwrap();
+        assert_eq!(ev, Ok(ConnEvent::Closed));
+        let ev = timeout(WAIT, client.next_event_async())
+            .await
+            .expect("in time");
+        assert_eq!(ev, Ok(ConnEvent::Closed));
+        server.disconnect().unwrap();
+        server.delete().unwrap();
+        client.delete().unwrap();
+        listener.shutdown().unwrap();
+    });
+}
