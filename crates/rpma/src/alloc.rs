@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 
-/// `Box::new` that returns `Error::NoMem` when the allocator fails.
+/// `Box::new` that reports a failed allocation instead of aborting.
+///
+/// # Errors
+/// `Error::NoMem` when the allocator fails (or fault injection says so).
 pub fn try_box<T>(value: T) -> Result<Box<T>> {
     injected()?;
     let layout = Layout::new::<T>();

@@ -83,7 +83,10 @@ impl<'srq> ConnCfg<'srq> {
         ConnCfg::default()
     }
 
-    /// Sets the resolution timeout; a negative value is invalid (0 is not).
+    /// Sets the resolution timeout (0 is allowed).
+    ///
+    /// # Errors
+    /// `Error::Inval` when `timeout_ms` is negative.
     pub fn set_timeout(&self, timeout_ms: i32) -> Result<()> {
         if timeout_ms < 0 {
             return Err(Error::Inval);

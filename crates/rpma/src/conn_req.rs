@@ -72,8 +72,7 @@ impl<'a> ConnReq<'a> {
     /// Prepares a connection to `addr`:`port`: resolves the address and the
     /// route (each within the configured timeout) and builds the queues;
     /// the request comes on the heap, ready to be a C handle. The request
-    /// and its connection borrow `peer` and the SRQ `cfg` names, if any. An
-    /// address or port with a NUL byte in it is `Error::Inval`.
+    /// and its connection borrow `peer` and the SRQ `cfg` names, if any.
     ///
     /// ```no_run
     /// use rpma::{conn_req::ConnReq, peer::{Device, Peer}};
@@ -83,6 +82,15 @@ impl<'a> ConnReq<'a> {
     /// let conn = req.connect(Some(b"hello"))?;
     /// # Ok::<(), rpma::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// `Error::Inval` when `addr` or `port` has a NUL byte, or `cfg` asks
+    /// for a shared completion channel with an SRQ that has its own receive
+    /// CQ; `Error::Provider` when the address or the route cannot be
+    /// resolved (`rdma_getaddrinfo`, `rdma_resolve_addr`,
+    /// `rdma_resolve_route`, within the timeout), or the event channel, the
+    /// id, a CQ or the QP cannot be made; `Error::NoMem` when the request
+    /// cannot be allocated.
     pub fn new(
         peer: &'a Peer,
         addr: &str,
@@ -190,6 +198,10 @@ impl<'a> ConnReq<'a> {
 
     /// Posts a receive of `len` bytes at `offset` in `dst` on the request's
     /// QP, to be matched by the first message of the peer.
+    ///
+    /// # Errors
+    /// `Error::Provider` when `ibv_post_recv` fails (the receive queue is
+    /// full, or the provider refuses the post).
     pub fn recv(
         &self,
         dst: &MrLocal<'_>,
@@ -204,7 +216,6 @@ impl<'a> ConnReq<'a> {
     /// Connects (active) or accepts (passive), sending `pdata` as private
     /// data. The request is consumed whatever happens; until its parts move
     /// into the connection, a failure releases (and rejects) it on drop.
-    /// More than 255 bytes of `pdata` is `Error::Inval`.
     ///
     /// The order of the provider calls is the C library's but for the
     /// flush region. An active request builds the connection (flush region,
@@ -221,6 +232,14 @@ impl<'a> ConnReq<'a> {
     /// registers one after the accept, and when that fails it waits in
     /// `rdma_disconnect` for longer than the tests allow
     /// (rpma_conn_req_connect(3), NOTES).
+    ///
+    /// # Errors
+    /// `Error::Inval` when `pdata` is longer than 255 bytes; `Error::NoMem`
+    /// when the connection or the peer's flush target page cannot be
+    /// allocated; `Error::Provider` when the flush target cannot be
+    /// registered (`ibv_reg_mr`), the connection's event channel cannot be
+    /// made (`rdma_create_event_channel`, `rdma_migrate_id`), or
+    /// `rdma_connect` or `rdma_accept` fails.
     // Boxed, as C holds it: taken by value, the request was first copied out
     // of its box.
     #[allow(clippy::boxed_local)] // the box is what C holds
@@ -261,6 +280,11 @@ impl<'a> ConnReq<'a> {
 
     /// Deletes the request; an incoming one is rejected, so the peer learns
     /// at once.
+    ///
+    /// # Errors
+    /// `Error::Provider` when a release step fails (`ibv_destroy_cq`,
+    /// `ibv_destroy_comp_channel`, `rdma_reject`, `rdma_destroy_id`); every
+    /// step is attempted and the first failure returned.
     #[allow(clippy::boxed_local)] // the box is what C holds
     pub fn delete(mut self: Box<Self>) -> Result<()> {
         self.release()
@@ -276,6 +300,9 @@ impl ConnReq<'static> {
     /// `peer` outlives the request and the connection made from it; an SRQ
     /// set with `ConnCfg::set_srq_unchecked` is live while the request is
     /// built (one set with `ConnCfg::set_srq` is, by its borrow).
+    ///
+    /// # Errors
+    /// As [`ConnReq::new`] (a `CStr` holds no NUL byte to refuse).
     pub unsafe fn new_unchecked(
         peer: &Peer,
         addr: &CStr,

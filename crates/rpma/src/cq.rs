@@ -118,6 +118,13 @@ impl Cq {
     /// Blocks (unless its fd was made non-blocking) until the CQ's own
     /// channel reports completions, then arms it again. A successful wait
     /// does not promise a completion: callers poll until it is empty.
+    ///
+    /// # Errors
+    /// `Error::SharedChannel` when the CQ reports to its connection's
+    /// shared channel; `Error::NoCompletion` when `ibv_get_cq_event` fails
+    /// (nothing came on a non-blocking fd, or the channel failed);
+    /// `Error::Provider` when the CQ cannot be armed again
+    /// (`ibv_req_notify_cq`).
     #[inline]
     pub fn wait(&self) -> Result<()> {
         if self.channel_is_shared() {
@@ -165,12 +172,15 @@ impl Cq {
     }
 
     /// Moves up to `out.len()` completions into `out` and returns how
-    /// many (1 or more); `Error::NoCompletion` (`RPMA_E_NO_COMPLETION`)
-    /// when there are none, and also for an empty `out`. A negative count
-    /// from the provider is `Error::Provider`, a count above `out.len()`
-    /// `Error::Unknown`, and more than `i32::MAX` entries `Error::Inval`,
-    /// as `rpma_cq_get_wc` reports them. Failed work requests are
-    /// completions too: their [`WorkCompletion::status`] tells.
+    /// many (1 or more). Failed work requests are completions too: their
+    /// [`WorkCompletion::status`] tells.
+    ///
+    /// # Errors
+    /// As `rpma_cq_get_wc` reports them: `Error::NoCompletion` when there
+    /// are none, and also for an empty `out`; `Error::Provider` when
+    /// `ibv_poll_cq` returns a negative count; `Error::Unknown` when it
+    /// returns more than `out.len()`; `Error::Inval` for more than
+    /// `i32::MAX` entries.
     #[inline]
     pub fn poll(&self, out: &mut [WorkCompletion]) -> Result<usize> {
         // SAFETY: a `WorkCompletion` is a valid `MaybeUninit` of itself,
@@ -182,6 +192,9 @@ impl Cq {
 
     /// [`Cq::poll`] into entries that need not be initialised: the first
     /// `n` entries of `out` are initialised when it returns `Ok(n)`.
+    ///
+    /// # Errors
+    /// As [`Cq::poll`].
     #[inline(always)]
     pub fn poll_uninit(&self, out: &mut [MaybeUninit<WorkCompletion>]) -> Result<usize> {
         let asked = c_int::try_from(out.len()).map_err(|_| Error::Inval)?;

@@ -34,7 +34,7 @@ unsafe impl Sync for Ep<'_> {}
 impl<'p> Ep<'p> {
     /// Listens on `addr`:`port` (a local address and a decimal port). The
     /// endpoint, and every request and connection it hands out, borrow
-    /// `peer`. An address or port with a NUL byte in it is `Error::Inval`.
+    /// `peer`.
     ///
     /// ```no_run
     /// use rpma::{ep::Ep, peer::{Device, Peer}};
@@ -45,6 +45,12 @@ impl<'p> Ep<'p> {
     /// let conn = req.connect(None)?;
     /// # Ok::<(), rpma::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// `Error::Inval` when `addr` or `port` has a NUL byte;
+    /// `Error::Provider` when the event channel or the id cannot be made,
+    /// or the address cannot be resolved (`rdma_getaddrinfo`), bound
+    /// (`rdma_bind_addr`) or listened on (`rdma_listen`).
     pub fn listen(peer: &'p Peer, addr: &str, port: &str) -> Result<Ep<'p>> {
         let addr = CString::new(addr).map_err(|_| Error::Inval)?;
         let port = CString::new(port).map_err(|_| Error::Inval)?;
@@ -78,10 +84,18 @@ impl<'p> Ep<'p> {
     }
 
     /// Takes the next incoming connection request and builds its queues
-    /// from `cfg` (or the defaults). Any other event is consumed and
-    /// reported as `RPMA_E_INVAL`. The request (and the connection made
+    /// from `cfg` (or the defaults). The request (and the connection made
     /// from it) borrows the peer and the SRQ `cfg` names, if any: `'a` is
     /// no longer than either.
+    ///
+    /// # Errors
+    /// `Error::Inval` for an event that is not a request (consumed), or a
+    /// `cfg` that asks for a shared completion channel with an SRQ that has
+    /// its own receive CQ; `Error::NoEvent` when librdmacm has none
+    /// (ENODATA); `Error::Provider` when `rdma_get_cm_event` or
+    /// `rdma_ack_cm_event` fails, or a CQ or the QP cannot be made;
+    /// `Error::NoMem` when the private data or the request cannot be
+    /// allocated. A request that fails after it came is rejected.
     pub fn next_conn_req<'a>(&self, cfg: Option<&ConnCfg<'a>>) -> Result<Box<ConnReq<'a>>>
     where
         'p: 'a,
@@ -92,6 +106,10 @@ impl<'p> Ep<'p> {
     /// [`Ep::next_conn_req`] without waiting: `None` when no request
     /// waits. Whether it blocks until one comes is the fd's mode, so make
     /// the fd non-blocking first (`O_NONBLOCK` on [`Ep::fd`]).
+    ///
+    /// # Errors
+    /// As [`Ep::next_conn_req`], but no `Error::NoEvent`: no request is
+    /// `None`.
     pub fn try_next_conn_req<'a>(
         &self,
         cfg: Option<&ConnCfg<'a>>,
@@ -151,6 +169,9 @@ impl<'p> Ep<'p> {
     }
 
     /// Stops listening. Connections made through the endpoint live on.
+    ///
+    /// # Errors
+    /// `Error::Provider` when `rdma_destroy_id` fails.
     pub fn shutdown(mut self) -> Result<()> {
         self.id.take().map_or(Ok(()), CmId::destroy)
     }
@@ -163,6 +184,9 @@ impl Ep<'static> {
     /// # Safety
     /// `peer` outlives the endpoint and every request and connection it
     /// hands out.
+    ///
+    /// # Errors
+    /// As [`Ep::listen`] (a `CStr` holds no NUL byte to refuse).
     pub unsafe fn listen_unchecked(peer: &Peer, addr: &CStr, port: &CStr) -> Result<Ep<'static>> {
         // SAFETY: the caller keeps the peer for as long as anything made
         // here lives, which is all that 'static is taken to mean.

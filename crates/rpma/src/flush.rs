@@ -59,9 +59,15 @@ fn check(kind: FlushType, direct_write_to_pmem: bool, dst: &MrRemote) -> Result<
 
 impl Conn<'_> {
     /// Makes the data written before it to `dst` visible (or persistent)
-    /// at the peer, as far as the connection and the region allow
-    /// (`Error::NoSupp` otherwise). An emulated flush reads a fixed 8
-    /// bytes at `dst_offset`, whatever `len`.
+    /// at the peer, as far as the connection and the region allow. An
+    /// emulated flush reads a fixed 8 bytes at `dst_offset`, whatever
+    /// `len`.
+    ///
+    /// # Errors
+    /// `Error::NoSupp` when `dst`'s usage does not allow `kind`, or `kind`
+    /// is persistent and the remote peer did not declare direct write to
+    /// persistent memory; `Error::Provider` when the post fails
+    /// (`ibv_wr_complete` natively, else `ibv_post_send`).
     #[inline]
     pub fn flush(
         &self,

@@ -153,6 +153,7 @@
 //! them the C library's function names.
 
 #![deny(missing_docs)]
+#![warn(clippy::missing_errors_doc)]
 
 /// Declares a function that hands out rdma-core's own objects (rpma-sys
 /// types): public with the `raw` feature, which the C face turns on, and

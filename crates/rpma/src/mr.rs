@@ -37,8 +37,7 @@ pub struct MrLocal<'p> {
 impl<'p> MrLocal<'p> {
     /// Registers `buf` with the peer's protection domain, with the access
     /// rights `usage` needs, and keeps it: the region owns its memory until
-    /// [`MrOwned::dereg`] hands it back. An empty `usage` or an empty `buf`
-    /// is `Error::Inval`.
+    /// [`MrOwned::dereg`] hands it back.
     ///
     /// While it is registered the device (and, as `usage` allows, the
     /// remote peer) reads and writes the memory behind the compiler's back,
@@ -61,6 +60,11 @@ impl<'p> MrLocal<'p> {
     /// println!("{}", buf[0]);
     /// # Ok::<(), rpma::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// `Error::Inval` for an empty `usage` or an empty `buf`;
+    /// `Error::Provider` when the provider refuses the registration
+    /// (`ibv_reg_mr`, after its fallbacks). `buf` is freed either way.
     pub fn reg_owned(peer: &'p Peer, buf: Box<[u8]>, usage: Usage) -> Result<MrOwned<'p>> {
         let len = buf.len();
         let buf = NonNull::from(Box::leak(buf));
@@ -82,9 +86,7 @@ impl<'p> MrLocal<'p> {
     }
 
     /// Registers `buf` for as long as `f` runs, hands `f` the region and
-    /// deregisters it when `f` returns (or unwinds). The checks are those
-    /// of [`MrLocal::reg_owned`]. A failed deregistration is the error, and
-    /// what `f` returned is dropped.
+    /// deregisters it when `f` returns (or unwinds).
     ///
     /// A scope rather than a region that holds the borrow: a value can be
     /// leaked (`mem::forget`) without being dropped, and a leaked region
@@ -169,6 +171,11 @@ impl<'p> MrLocal<'p> {
     ///     Ok(())
     /// }
     /// ```
+    ///
+    /// # Errors
+    /// As [`MrLocal::reg_owned`], before `f` runs; `Error::Provider` when
+    /// the deregistration fails (`ibv_dereg_mr`), and what `f` returned is
+    /// dropped.
     pub fn reg_scoped<R>(
         peer: &'p Peer,
         buf: &mut [u8],
@@ -210,8 +217,7 @@ impl<'p> MrLocal<'p> {
 
 impl MrLocal<'static> {
     /// Registers `size` bytes at `ptr` with the peer's protection domain,
-    /// with the access rights `usage` needs; a null `ptr`, a zero `size` or
-    /// an empty `usage` is `Error::Inval`. The constructor of the C API's
+    /// with the access rights `usage` needs. The constructor of the C API's
     /// `rpma_mr_reg`, whose memory and peer Rust cannot see: Rust code uses
     /// [`MrLocal::reg_owned`] or [`MrLocal::reg_scoped`].
     ///
@@ -221,6 +227,11 @@ impl MrLocal<'static> {
     /// without the compiler knowing. (The region keeps no reference to
     /// `peer`: a protection domain outlives its regions in any case, since
     /// libibverbs refuses to release it while they exist.)
+    ///
+    /// # Errors
+    /// `Error::Inval` for a null `ptr`, a zero `size` or an empty `usage`;
+    /// `Error::Provider` when the provider refuses the registration
+    /// (`ibv_reg_mr`, after its fallbacks).
     #[inline]
     pub unsafe fn reg_raw(
         peer: &Peer,
@@ -283,14 +294,16 @@ impl MrLocal<'_> {
         d
     }
 
-    /// Copies `dst.len()` bytes at `offset` of the region into `dst`; a
-    /// range outside the region is `Error::Inval`.
+    /// Copies `dst.len()` bytes at `offset` of the region into `dst`.
     ///
     /// The bytes are copied through a raw pointer: no reference to the
     /// region's memory is ever made, since the device may write it at any
     /// time (an RDMA write or a receive into it). What a copy that races
     /// such a write sees is unspecified, so read a range only after the
     /// completion (or the message) that says it is written.
+    ///
+    /// # Errors
+    /// `Error::Inval` when the range is not inside the region.
     pub fn read(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
         let src = self.range(offset, dst.len())?;
         // SAFETY: the range is inside the registered memory, which lives as
@@ -300,11 +313,13 @@ impl MrLocal<'_> {
         Ok(())
     }
 
-    /// Copies `src` to `offset` of the region; a range outside the region
-    /// is `Error::Inval`. `&mut self`, so no other thread copies in or out
-    /// at the same time; the device may still read the range (an
-    /// operation posted before, not yet completed, sends whichever bytes it
-    /// finds).
+    /// Copies `src` to `offset` of the region. `&mut self`, so no other
+    /// thread copies in or out at the same time; the device may still read
+    /// the range (an operation posted before, not yet completed, sends
+    /// whichever bytes it finds).
+    ///
+    /// # Errors
+    /// `Error::Inval` when the range is not inside the region.
     pub fn write(&mut self, offset: usize, src: &[u8]) -> Result<()> {
         let dst = self.range(offset, src.len())?;
         // SAFETY: as in read; the region is borrowed mutably, so no copy of
@@ -334,9 +349,13 @@ impl MrLocal<'_> {
     }
 
     /// Gives the device a paging hint for part of the region
-    /// (`ibv_advise_mr`); bounds are the kernel's to check. The provider
-    /// decides what it supports: `Error::NoSupp` when it does not support
-    /// advice (or this one), `Error::Inval` for a value or range it refuses.
+    /// (`ibv_advise_mr`); bounds are the kernel's to check, and the
+    /// provider decides what it supports.
+    ///
+    /// # Errors
+    /// `Error::NoSupp` when the provider does not support advice, or this
+    /// one (EOPNOTSUPP); `Error::Inval` for a value or range it refuses
+    /// (EINVAL, EFAULT); `Error::Provider` for any other failure.
     pub fn advise(
         &self,
         offset: usize,
@@ -370,6 +389,9 @@ impl MrLocal<'_> {
     /// when the region is dropped): libibverbs refuses it only for a
     /// region with memory windows bound (this crate makes none) or on a
     /// device that is gone, which no longer writes anywhere.
+    ///
+    /// # Errors
+    /// `Error::Provider` when `ibv_dereg_mr` fails.
     pub fn dereg(self) -> Result<()> {
         self.reg.destroy()
     }
@@ -401,13 +423,18 @@ impl<'p> Deref for MrOwned<'p> {
 
 impl MrOwned<'_> {
     /// [`MrLocal::write`] into the owned buffer.
+    ///
+    /// # Errors
+    /// As [`MrLocal::write`].
     pub fn write(&mut self, offset: usize, src: &[u8]) -> Result<()> {
         self.mr.write(offset, src)
     }
 
-    /// Deregisters the region and gives the buffer back. When the
-    /// deregistration fails the buffer may still be registered, so it is
-    /// not given back (it is leaked) and the error is returned.
+    /// Deregisters the region and gives the buffer back.
+    ///
+    /// # Errors
+    /// `Error::Provider` when `ibv_dereg_mr` fails: the buffer may still be
+    /// registered, so it is not given back (it is leaked).
     pub fn dereg(self) -> Result<Box<[u8]>> {
         let mut me = ManuallyDrop::new(self);
         // SAFETY: `me` is never used or dropped again, so the region is
@@ -542,6 +569,10 @@ impl MrRemote {
     /// 21 bytes; more is ignored) and a non-zero usage byte are required.
     /// The object is allocated before anything is logged, as in the C
     /// library: out of memory logs nothing.
+    ///
+    /// # Errors
+    /// `Error::Inval` for fewer than 21 bytes or a zero usage byte;
+    /// `Error::NoMem` when the object cannot be allocated.
     pub fn from_descriptor(desc: &[u8]) -> Result<Box<MrRemote>> {
         let Some(d) = desc.first_chunk::<DESCRIPTOR_SIZE>() else {
             rpma_log!(

@@ -58,21 +58,33 @@ unsafe impl Sync for Device {}
 
 impl Device {
     /// The device that owns the local address `addr` (the one to listen on
-    /// or to connect from). The wildcard address (`0.0.0.0`), which names
-    /// no device, is `Error::Inval`; an address that is not valid or not
-    /// this host's is the error rdma_cm reports.
+    /// or to connect from).
+    ///
+    /// # Errors
+    /// `Error::Inval` for an address with a NUL byte, or the wildcard
+    /// address (`0.0.0.0`), which names no device; `Error::Provider` for an
+    /// address that is not valid or not this host's (`rdma_getaddrinfo`,
+    /// `rdma_bind_addr`), or when the cm id cannot be made or destroyed.
     pub fn local(addr: &str) -> Result<Device> {
         Device::lookup(addr, ContextType::Local)
     }
 
     /// The device through which rdma_cm routes to the remote address
     /// `addr`.
+    ///
+    /// # Errors
+    /// `Error::Inval` for an address with a NUL byte, or one that names no
+    /// device; `Error::Provider` for an address that is not valid or has no
+    /// route (`rdma_getaddrinfo`, `rdma_resolve_addr`), or when the cm id
+    /// cannot be made or destroyed.
     pub fn remote(addr: &str) -> Result<Device> {
         Device::lookup(addr, ContextType::Remote)
     }
 
-    /// The device for `addr` as `kind` says; an address with a NUL byte in
-    /// it, or one that names no device, is `Error::Inval`.
+    /// The device for `addr` as `kind` says.
+    ///
+    /// # Errors
+    /// As [`Device::local`] or [`Device::remote`], as `kind` says.
     pub fn lookup(addr: &str, kind: ContextType) -> Result<Device> {
         let addr = CString::new(addr).map_err(|_| Error::Inval)?;
         Device::find(&addr, kind)?.ok_or(Error::Inval)
@@ -82,6 +94,12 @@ impl Device {
     /// or the one it routes to it through (`Remote`). `None` when rdma_cm
     /// binds the address to no device (the wildcard address), which
     /// `rpma_utils_get_ibv_context` reports as a NULL context.
+    ///
+    /// # Errors
+    /// `Error::Provider` when the address cannot be resolved
+    /// (`rdma_getaddrinfo`), bound (`Local`: `rdma_bind_addr`) or routed
+    /// (`Remote`: `rdma_resolve_addr`), or the cm id cannot be made or
+    /// destroyed.
     pub fn find(addr: &CStr, kind: ContextType) -> Result<Option<Device>> {
         let local = kind == ContextType::Local;
         let ctx = device_context(addr, local, timeouts::DEFAULT_TIMEOUT_MS)?;
@@ -111,6 +129,9 @@ impl Device {
 
     /// Whether the device supports on-demand paging for RC reads and
     /// writes.
+    ///
+    /// # Errors
+    /// `Error::Provider` when `ibv_query_device_ex` fails.
     pub fn is_odp_capable(&self) -> Result<bool> {
         query_caps(self.ctx.as_ptr()).map(|c| c.odp)
     }
@@ -148,6 +169,11 @@ impl Peer {
     /// let peer = Peer::new(&device)?;
     /// # Ok::<(), rpma::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// `Error::Provider` when `ibv_query_device_ex` or `ibv_alloc_pd`
+    /// fails; `Error::NoMem` when `ibv_alloc_pd` fails with ENOMEM;
+    /// `Error::Unknown` when it fails without an errno.
     pub fn new(device: &Device) -> Result<Peer> {
         // SAFETY: a Device's context stays open for the rest of the process
         // (see Device), so it outlives the peer.
@@ -163,6 +189,9 @@ impl Peer {
         /// # Safety
         /// `ctx` is a live `ibv_context` that stays open until the peer and
         /// everything made from it are gone.
+        ///
+        /// # Errors
+        /// As [`Peer::new`].
         unsafe fn from_raw_context(ctx: NonNull<sys::ibv_context>) -> Result<Peer> {
             let ctx = ctx.as_ptr();
             let caps = query_caps(ctx)?;
@@ -283,9 +312,8 @@ impl Peer {
         self.iwarp
     }
 
-    /// Releases the protection domain. It fails (`RPMA_E_PROVIDER`) while
-    /// memory regions, queues or connections still use it; the peer is gone
-    /// either way, as in the C library.
+    /// Releases the protection domain; the peer is gone even when that
+    /// fails, as in the C library.
     ///
     /// The peer's reference to the shared flush target goes first; while
     /// connections remain, the last of them deregisters it.
@@ -304,6 +332,13 @@ impl Peer {
     ///     conn.delete()
     /// }
     /// ```
+    ///
+    /// # Errors
+    /// `Error::Provider` when `ibv_dealloc_pd` fails, as it does while
+    /// memory regions, queues or connections still use the domain. When the
+    /// peer held the last reference to the flush target, its release may
+    /// fail first: `Error::Provider` (`ibv_dereg_mr`), or `Error::Inval`
+    /// when its page cannot be unmapped.
     pub fn delete(mut self) -> Result<()> {
         let flush = FlushTarget::release(self.flush_target.take());
         let pd = self.pd.as_ptr();

@@ -41,9 +41,13 @@ impl PeerCfg {
 
     /// Rebuilds a configuration from a descriptor received from the peer.
     /// Only the first byte is read; any non-zero value means "supported",
-    /// as the C library reads it. An empty descriptor is invalid. The
-    /// configuration is allocated before the result is logged, so an
-    /// exhausted heap gives `NoMem` and no message, as in the C library.
+    /// as the C library reads it. The configuration is allocated before
+    /// the result is logged, so an exhausted heap logs nothing, as in the C
+    /// library.
+    ///
+    /// # Errors
+    /// `Error::Inval` for an empty descriptor; `Error::NoMem` when the
+    /// configuration cannot be allocated.
     pub fn from_descriptor(desc: &[u8]) -> Result<Box<PeerCfg>> {
         let Some(&byte) = desc.first() else {
             rpma_log!(

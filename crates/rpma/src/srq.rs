@@ -32,6 +32,11 @@ unsafe impl Sync for Srq<'_> {}
 impl<'p> Srq<'p> {
     /// Creates an SRQ on the peer's protection domain, sized by `cfg` (or
     /// the defaults), with its own receive CQ when the CQ size is not 0.
+    ///
+    /// # Errors
+    /// `Error::Provider` when `ibv_create_srq` fails, or the receive CQ
+    /// cannot be made (`ibv_create_comp_channel`, `ibv_create_cq`,
+    /// `ibv_req_notify_cq`).
     pub fn new(peer: &'p Peer, cfg: Option<&SrqCfg>) -> Result<Srq<'p>> {
         let default = SrqCfg::new();
         let cfg = cfg.unwrap_or(&default);
@@ -61,6 +66,11 @@ impl<'p> Srq<'p> {
 
     /// Posts a buffer for a message to any connection using the SRQ
     /// (nothing: a 0-byte buffer). Buffers are taken in no promised order.
+    ///
+    /// # Errors
+    /// `Error::Inval` when `dst` is `None` but `offset` or `len` is not 0;
+    /// `Error::Provider` when `ibv_post_srq_recv` fails (the queue is full,
+    /// or the provider refuses the post).
     pub fn recv(
         &self,
         dst: Option<&MrLocal<'_>>,
@@ -78,6 +88,10 @@ impl<'p> Srq<'p> {
     }
 
     /// Releases the receive CQ and then the queue; both are attempted.
+    ///
+    /// # Errors
+    /// `Error::Provider` when `ibv_destroy_cq`, `ibv_destroy_comp_channel`
+    /// or `ibv_destroy_srq` fails; the first failure is returned.
     pub fn delete(mut self) -> Result<()> {
         let r = self.rcq.take().map_or(Ok(()), Cq::destroy);
         let srq = self.srq.as_ptr();

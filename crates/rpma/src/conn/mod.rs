@@ -157,8 +157,14 @@ impl<'a> Conn<'a> {
         unsafe { BorrowedFd::borrow_raw(self.event_fd) }
     }
 
-    /// Takes the next connection event. An event that means nothing to a
-    /// connection is consumed and reported as `RPMA_E_UNKNOWN`.
+    /// Takes the next connection event.
+    ///
+    /// # Errors
+    /// `Error::Unknown` for an event that means nothing to a connection
+    /// (consumed); `Error::NoEvent` when librdmacm has none (ENODATA);
+    /// `Error::NoMem` when the peer's private data cannot be copied;
+    /// `Error::Provider` when `rdma_get_cm_event` or `rdma_ack_cm_event`
+    /// fails (also EAGAIN on a non-blocking fd).
     pub fn next_event(&self) -> Result<ConnEvent> {
         self.take_event(self.event_channel().next(Op::ConnNextEvent)?)
     }
@@ -167,6 +173,9 @@ impl<'a> Conn<'a> {
     /// It takes an event only if one is there; whether it blocks until one
     /// comes is the fd's mode, so make the fd non-blocking first
     /// (`O_NONBLOCK` on [`Conn::event_fd`]).
+    ///
+    /// # Errors
+    /// As [`Conn::next_event`], but no `Error::NoEvent`: no event is `None`.
     pub fn try_next_event(&self) -> Result<Option<ConnEvent>> {
         match self.event_channel().try_next(Op::ConnNextEvent)? {
             Some(ev) => self.take_event(ev).map(Some),
@@ -230,6 +239,9 @@ impl<'a> Conn<'a> {
     }
 
     /// Starts (or, after CLOSED, completes) the disconnection.
+    ///
+    /// # Errors
+    /// `Error::Provider` when `rdma_disconnect` fails.
     pub fn disconnect(&self) -> Result<()> {
         rpma_log!(
             Level::Notice,
@@ -303,6 +315,13 @@ impl<'a> Conn<'a> {
 
     /// Releases everything and reports the first failure; does not
     /// disconnect first. Boxed, as C holds it.
+    ///
+    /// # Errors
+    /// `Error::Provider` when a release step fails (`ibv_destroy_cq`,
+    /// `ibv_destroy_comp_channel`, `rdma_reject` of a request never
+    /// accepted, `rdma_destroy_id`, or `ibv_dereg_mr` of the peer's flush
+    /// target when this was its last user); `Error::Inval` when that flush
+    /// target's page cannot be unmapped.
     #[allow(clippy::boxed_local)] // the box is what C holds
     pub fn delete(mut self: Box<Self>) -> Result<()> {
         self.release()

@@ -6,7 +6,9 @@
 //! the work request id its completion carries back in `ibv_wc::wr_id`
 //! (the C API passes its `void *` there as `(uintptr_t)op_context`). Ranges are not checked against
 //! the regions: the device does that and reports a violation as an error
-//! completion, as with the C library.
+//! completion, as with the C library. As in the C library too, a length
+//! past 32 bits is cut to its low 32 bits, which is what a work request
+//! carries; the ranges of [`crate::owned`] refuse such a length instead.
 
 use super::Conn;
 use crate::cq::Cq;
@@ -35,6 +37,11 @@ impl Conn<'_> {
     /// Reads `len` bytes at `src_offset` of the remote region into
     /// `dst_offset` of a local one. Without both regions it is the 0-byte
     /// read (offsets and length 0), which orders like any other read.
+    ///
+    /// # Errors
+    /// `Error::Inval` when only one region is given, or neither with a
+    /// non-zero offset or length; `Error::Provider` when `ibv_post_send`
+    /// fails (the send queue is full, or the provider refuses the post).
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn read(
@@ -57,6 +64,9 @@ impl Conn<'_> {
     /// Writes `len` bytes at `src_offset` of a local region to `dst_offset`
     /// of the remote one; `imm` makes it a write with immediate data, which
     /// consumes a receive at the peer.
+    ///
+    /// # Errors
+    /// As [`Conn::read`].
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn write(
@@ -84,6 +94,11 @@ impl Conn<'_> {
     /// one piece: a native RDMA ATOMIC WRITE where the QP has it; otherwise
     /// an inline RDMA write (so `src` needs no registration) fenced behind
     /// earlier reads, which keeps it after the flushes posted before it.
+    ///
+    /// # Errors
+    /// `Error::Inval` when `dst_offset` is not a multiple of 8;
+    /// `Error::Provider` when the post fails (`ibv_wr_complete` natively,
+    /// else `ibv_post_send`).
     #[inline]
     pub fn atomic_write(
         &self,
@@ -116,6 +131,11 @@ impl Conn<'_> {
 
     /// Sends `len` bytes at `offset` of `src` (nothing: a 0-byte message),
     /// with immediate data when `imm` is given.
+    ///
+    /// # Errors
+    /// `Error::Inval` when `src` is `None` but `offset` or `len` is not 0;
+    /// `Error::Provider` when `ibv_post_send` fails (the send queue is full,
+    /// or the provider refuses the post).
     #[inline]
     pub fn send(
         &self,
@@ -135,8 +155,13 @@ impl Conn<'_> {
     }
 
     /// Posts a buffer for the next message of the peer (nothing: a 0-byte
-    /// buffer). A connection that uses an SRQ has no receive queue of its
-    /// own: the provider refuses the post (`RPMA_E_PROVIDER`), as in C.
+    /// buffer).
+    ///
+    /// # Errors
+    /// `Error::Inval` when `dst` is `None` but `offset` or `len` is not 0;
+    /// `Error::Provider` when `ibv_post_recv` fails: the receive queue is
+    /// full, or the connection uses an SRQ and so has no receive queue of
+    /// its own (the provider refuses the post, as in C).
     #[inline]
     pub fn recv(
         &self,
@@ -152,6 +177,13 @@ impl Conn<'_> {
     /// Blocks until a queue of the connection reports to the shared
     /// completion channel, acknowledges that one event and arms the queue
     /// again.
+    ///
+    /// # Errors
+    /// `Error::NotSharedChnl` when the connection has no shared channel;
+    /// `Error::NoCompletion` when `ibv_get_cq_event` fails (nothing came on
+    /// a non-blocking fd, or the channel failed); `Error::Unknown` when the
+    /// event names a CQ that is not the connection's. A failed re-arm is
+    /// no error here: [`Wake::rearmed`] holds it.
     pub fn wait(&self) -> Result<Wake<'_>> {
         let channel = self.queues().shared.as_ref().ok_or(Error::NotSharedChnl)?;
         let woken = channel.next_cq_event().ok_or(Error::NoCompletion)?;

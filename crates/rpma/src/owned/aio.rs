@@ -16,9 +16,8 @@ use std::os::fd::BorrowedFd;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
-use super::{Conn, Listener, Request};
+use super::{Conn, ConnCfg, Listener, Request};
 use crate::conn::ConnEvent;
-use crate::conn_cfg::ConnCfg;
 use crate::cq::{Cq, WorkCompletion};
 use crate::error::{Error, Result};
 use crate::log::Op;
@@ -68,7 +67,7 @@ impl Listener {
     ///
     /// # Errors
     /// As [`Listener::next_request`].
-    pub async fn next_request_async(&self, cfg: Option<&ConnCfg<'static>>) -> Result<Request> {
+    pub async fn next_request_async(&self, cfg: Option<&ConnCfg>) -> Result<Request> {
         take_when_ready(self.fd(), || self.try_next_request(cfg)).await
     }
 }

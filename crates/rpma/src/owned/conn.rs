@@ -3,7 +3,7 @@
 use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
-use super::{Local, Peer, Remote};
+use super::{Local, Peer, Remote, Srq};
 use crate::conn::{self, ConnEvent, Wake, ATOMIC_WRITE_LEN};
 use crate::cq::Cq;
 use crate::error::{Error, Result};
@@ -98,17 +98,27 @@ fn same_len(a: usize, b: usize) -> Result<usize> {
 /// completion on [`Conn::cq`].
 #[derive(Debug)]
 pub struct Conn {
-    // The connection goes before the peer it was made on.
+    // The connection goes before the queue it receives through and the
+    // peer it was made on.
     conn: Box<conn::Conn<'static>>,
+    _srq: Option<Srq>,
     _peer: Peer,
 }
 
 impl Conn {
     /// Takes over a connection; its event fd becomes non-blocking, so that
     /// the waits here are bounded by their deadlines.
-    pub(crate) fn new(conn: Box<conn::Conn<'static>>, peer: Peer) -> Result<Conn> {
+    pub(crate) fn new(
+        conn: Box<conn::Conn<'static>>,
+        srq: Option<Srq>,
+        peer: Peer,
+    ) -> Result<Conn> {
         ready::set_nonblocking(conn.event_fd())?;
-        Ok(Conn { conn, _peer: peer })
+        Ok(Conn {
+            conn,
+            _srq: srq,
+            _peer: peer,
+        })
     }
 
     /// Reads `src` of the peer's region into `dst`.
@@ -259,6 +269,13 @@ impl Conn {
         self.conn.apply_remote_peer_cfg(cfg);
     }
 
+    /// The number of the connection's queue pair, which its completions
+    /// carry (`WorkCompletion::qp_num`): what tells connections apart on
+    /// a shared receive queue's completion queue.
+    pub fn qp_num(&self) -> u32 {
+        self.conn.qp_num()
+    }
+
     /// The completion queue of the operations (and of the receives, unless
     /// the connection has a receive queue of its own: [`Conn::rcq`]).
     pub fn cq(&self) -> &Cq {
@@ -274,7 +291,8 @@ impl Conn {
     ///
     /// # Errors
     /// `Error::NotSharedChnl` without a shared channel;
-    /// `Error::NoCompletion` when no queue reported.
+    /// `Error::NoCompletion` when no queue reported; `Error::Unknown` when
+    /// the channel names a CQ that is not the connection's.
     pub fn wait(&self) -> Result<Wake<'_>> {
         self.conn.wait()
     }

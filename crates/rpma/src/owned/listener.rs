@@ -6,8 +6,7 @@ use std::net::SocketAddr;
 use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
-use super::{Conn, Local, Peer};
-use crate::conn_cfg::ConnCfg;
+use super::{Conn, ConnCfg, Local, Peer, Srq};
 use crate::conn_req::ConnReq;
 use crate::ep::Ep;
 use crate::error::Result;
@@ -60,8 +59,9 @@ impl Listener {
     /// # Errors
     /// `Error::Inval` when the next event is not a request (it is
     /// consumed); `Error::Provider` when the queues cannot be built (the
-    /// request is rejected) or the event channel fails.
-    pub fn next_request(&self, cfg: Option<&ConnCfg<'static>>) -> Result<Request> {
+    /// request is rejected) or the event channel fails; `Error::NoMem`
+    /// when the request cannot be allocated (it is rejected).
+    pub fn next_request(&self, cfg: Option<&ConnCfg>) -> Result<Request> {
         let got = ready::take_within(self.fd(), None, || self.try_next_request(cfg))?;
         Ok(got.expect("a wait without a deadline ends with a request"))
     }
@@ -70,11 +70,15 @@ impl Listener {
     ///
     /// # Errors
     /// As [`Listener::next_request`].
-    pub fn try_next_request(&self, cfg: Option<&ConnCfg<'static>>) -> Result<Option<Request>> {
-        Ok(self.ep.try_next_conn_req(cfg)?.map(|req| Request {
-            req,
-            peer: self.peer.clone(),
-        }))
+    pub fn try_next_request(&self, cfg: Option<&ConnCfg>) -> Result<Option<Request>> {
+        Ok(self
+            .ep
+            .try_next_conn_req(cfg.map(|c| &**c))?
+            .map(|req| Request {
+                req,
+                srq: cfg.and_then(|c| c.srq().cloned()),
+                peer: self.peer.clone(),
+            }))
     }
 
     /// The next incoming request, waiting at most `timeout` for it: `None`
@@ -84,7 +88,7 @@ impl Listener {
     /// As [`Listener::next_request`].
     pub fn next_request_timeout(
         &self,
-        cfg: Option<&ConnCfg<'static>>,
+        cfg: Option<&ConnCfg>,
         timeout: Duration,
     ) -> Result<Option<Request>> {
         ready::take_within(self.fd(), Some(timeout), || self.try_next_request(cfg))
@@ -104,8 +108,10 @@ impl Listener {
 /// Dropping it rejects an incoming request.
 #[derive(Debug)]
 pub struct Request {
-    // The request goes before the peer it was made on.
+    // The request goes before the queue it receives through and the peer
+    // it was made on.
     req: Box<ConnReq<'static>>,
+    srq: Option<Srq>,
     peer: Peer,
 }
 
@@ -116,13 +122,16 @@ impl Request {
     /// # Errors
     /// `Error::Provider` when the address or the route cannot be resolved
     /// (within the configured timeout) or the queues cannot be built.
-    pub fn new(peer: &Peer, addr: SocketAddr, cfg: Option<&ConnCfg<'static>>) -> Result<Request> {
+    pub fn new(peer: &Peer, addr: SocketAddr, cfg: Option<&ConnCfg>) -> Result<Request> {
         let (host, port) = host_and_port(addr);
-        // SAFETY: the request keeps a clone of the peer, dropped after it,
-        // and hands the clone on to its connection.
-        let req = unsafe { ConnReq::new_unchecked(peer.shared(), &host, &port, cfg) }?;
+        // SAFETY: the request keeps a clone of the peer and of the queue
+        // `cfg` names, dropped after it, and hands them on to its
+        // connection.
+        let req =
+            unsafe { ConnReq::new_unchecked(peer.shared(), &host, &port, cfg.map(|c| &**c)) }?;
         Ok(Request {
             req,
+            srq: cfg.and_then(|c| c.srq().cloned()),
             peer: peer.clone(),
         })
     }
@@ -160,6 +169,6 @@ impl Request {
     pub fn connect(self, pdata: &[u8]) -> Result<Conn> {
         let pdata = (!pdata.is_empty()).then_some(pdata);
         let conn = self.req.connect(pdata)?;
-        Conn::new(conn, self.peer)
+        Conn::new(conn, self.srq, self.peer)
     }
 }

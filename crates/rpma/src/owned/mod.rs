@@ -79,6 +79,8 @@ mod region;
 mod remote_serde;
 /// cbindgen:ignore
 mod slice;
+/// cbindgen:ignore
+mod srq;
 
 pub use buffer::Buffer;
 pub use conn::{Conn, Opts};
@@ -86,6 +88,7 @@ pub use listener::{Listener, Request};
 pub use peer::Peer;
 pub use region::Region;
 pub use slice::{Local, Remote};
+pub use srq::{ConnCfg, Srq};
 
 pub use crate::mr::MrRemote;
 
@@ -104,6 +107,8 @@ mod tests {
         shared_across_threads::<Listener>();
         shared_across_threads::<Conn>();
         shared_across_threads::<MrRemote>();
+        shared_across_threads::<Srq>();
+        shared_across_threads::<ConnCfg>();
         moved_across_threads::<Request>();
     }
 }

@@ -40,9 +40,8 @@ impl<B: Buffer> Region<B> {
     ///
     /// # Errors
     /// `Error::Inval` for an empty buffer or an empty `usage`;
-    /// `Error::Provider` when the device refuses the registration (the
-    /// log says why); `Error::NoSupp` when the device cannot give a usage
-    /// what it needs.
+    /// `Error::Provider` when the device refuses the registration (its
+    /// `ProviderError` says why).
     pub fn reg(peer: &Peer, mut buf: B, usage: Usage) -> Result<Region<B>> {
         let (ptr, len) = (buf.as_mut_ptr(), buf.len());
         // SAFETY: by the Buffer contract the memory stays valid and in

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use rpma::conn::ConnEvent;
 use rpma::cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
 use rpma::mr::{MrRemote, Usage};
-use rpma::owned::{Conn, Listener, Opts, Peer, Region, Request};
+use rpma::owned::{Conn, ConnCfg, Listener, Opts, Peer, Region, Request, Srq};
 use rpma::{Error, FlushType};
 
 use super::{ip, port, WAIT};
@@ -205,5 +205,74 @@ fn waits_end_at_their_deadlines() {
     server.disconnect().unwrap();
     client.delete().unwrap();
     server.delete().unwrap();
+    listener.shutdown().unwrap();
+}
+
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn shared_receive_queue_outlives_its_handle() {
+    let ip: IpAddr = ip().parse().unwrap();
+    let peer = Peer::local(ip).expect("peer");
+    let at = addr(43);
+    let listener = Listener::bind(&peer, at).expect("listen");
+    let srq = Srq::new(&peer, None).expect("srq");
+    let inbox = Region::reg(&peer, vec![0u8; 64], Usage::RECV).unwrap();
+    srq.recv(inbox.slice(0..32).unwrap(), 1).unwrap();
+    srq.recv(inbox.slice(32..64).unwrap(), 2).unwrap();
+    let mut cfg = ConnCfg::new();
+    cfg.set_srq(&srq);
+    let polled = srq.clone();
+    // the first handle goes; the configuration and the connections keep
+    // the queue
+    drop(srq);
+    let mut clients = Vec::new();
+    let mut servers = Vec::new();
+    for _ in 0..2 {
+        clients.push(Request::new(&peer, at, None).unwrap().connect(b"").unwrap());
+        let req = listener.next_request_timeout(Some(&cfg), WAIT).unwrap();
+        servers.push(req.expect("a request").connect(b"").unwrap());
+    }
+    drop(cfg);
+    for conn in clients.iter().chain(&servers) {
+        expect_event(conn, ConnEvent::Established);
+    }
+    let msg = Region::reg(&peer, b"c0c1".to_vec(), Usage::SEND).unwrap();
+    for (i, client) in clients.iter().enumerate() {
+        let part = msg.slice(2 * i..2 * i + 2).unwrap();
+        client.send(part, Opts::unsignaled()).unwrap();
+    }
+    let rcq = polled.rcq().expect("the queue's own CQ");
+    let mut from = Vec::new();
+    for _ in 0..2 {
+        let wc = next_wc(rcq);
+        assert_eq!(
+            (wc.status(), wc.opcode(), wc.byte_len()),
+            (WcStatus::Success, WcOpcode::Recv, 2)
+        );
+        from.push((wc.qp_num(), wc.wr_id()));
+    }
+    from.sort_by_key(|&(_, id)| id);
+    let mut qps: Vec<u32> = servers.iter().map(Conn::qp_num).collect();
+    let mut got: Vec<u32> = from.iter().map(|&(qp, _)| qp).collect();
+    qps.sort_unstable();
+    got.sort_unstable();
+    assert_eq!(got, qps, "one message through the queue to each server");
+    let mut text = [0u8; 2];
+    inbox.read(0, &mut text).unwrap();
+    assert!(&text == b"c0" || &text == b"c1");
+    for client in &clients {
+        client.disconnect().unwrap();
+    }
+    for conn in clients.iter().chain(&servers) {
+        expect_event(conn, ConnEvent::Closed);
+    }
+    for server in servers {
+        server.disconnect().unwrap();
+        server.delete().unwrap();
+    }
+    for client in clients {
+        client.delete().unwrap();
+    }
+    drop(polled);
     listener.shutdown().unwrap();
 }
