@@ -87,7 +87,7 @@ pub use conn::{Conn, Opts};
 pub use listener::{Listener, Request};
 pub use peer::Peer;
 pub use region::Region;
-pub use slice::{Local, Remote};
+pub use slice::{Local, Range, Remote};
 pub use srq::{ConnCfg, Srq};
 
 pub use crate::mr::MrRemote;

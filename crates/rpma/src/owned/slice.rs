@@ -6,43 +6,34 @@ use std::ops::{Bound, RangeBounds};
 use crate::error::{Error, Result};
 use crate::mr::{MrLocal, MrRemote, Usage, DESCRIPTOR_SIZE};
 
-/// A range of a local region: inside the region, and at most 4 GiB - 1
-/// long (the most one work request carries).
-#[derive(Debug, Clone, Copy)]
-pub struct Local<'r> {
-    pub(crate) mr: &'r MrLocal<'static>,
+/// A checked range of a region: of a local one ([`Local`]) or of a peer's
+/// ([`Remote`]).
+#[derive(Debug)]
+pub struct Range<'r, M> {
+    pub(crate) mr: &'r M,
     pub(crate) offset: usize,
     pub(crate) len: usize,
 }
+
+/// A range of a local region: inside the region, and at most 4 GiB - 1
+/// long (the most one work request carries).
+pub type Local<'r> = Range<'r, MrLocal<'static>>;
 
 /// A range of a peer's region: inside the region as its owner described
 /// it, and at most 4 GiB - 1 long. The remote device checks the access
 /// again against its key.
-#[derive(Debug, Clone, Copy)]
-pub struct Remote<'r> {
-    pub(crate) mr: &'r MrRemote,
-    pub(crate) offset: usize,
-    pub(crate) len: usize,
-}
+pub type Remote<'r> = Range<'r, MrRemote>;
 
-impl Local<'_> {
-    /// The range's length in bytes.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the range is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Where the range starts in its region.
-    pub fn offset(&self) -> usize {
-        self.offset
+// By hand: derived, they would ask the region type for Clone and Copy too.
+impl<M> Clone for Range<'_, M> {
+    fn clone(&self) -> Self {
+        *self
     }
 }
 
-impl Remote<'_> {
+impl<M> Copy for Range<'_, M> {}
+
+impl<M> Range<'_, M> {
     /// The range's length in bytes.
     pub fn len(&self) -> usize {
         self.len
