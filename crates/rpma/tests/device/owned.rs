@@ -148,7 +148,7 @@ fn owned_handles_move_between_threads() {
     conn.delete().unwrap();
     let written = server.join().expect("server thread");
     assert_eq!(&written[100..100 + n], text);
-    assert_eq!(src.dereg().unwrap(), b"done and moved");
+    assert_eq!(src.dereg().unwrap(), b"doned and moved");
 }
 
 #[test]
@@ -186,8 +186,10 @@ fn waits_end_at_their_deadlines() {
         .expect("the request")
         .connect(b"")
         .unwrap();
-    expect_event(&server, ConnEvent::Established);
+    // the client's librdmacm answers the server's accept while it takes
+    // its event: the client's ESTABLISHED comes first
     expect_event(&client, ConnEvent::Established);
+    expect_event(&server, ConnEvent::Established);
     let short = Duration::from_millis(200);
     // nothing more happens on either side: each wait lasts its deadline
     for conn in [&client, &server] {
@@ -201,8 +203,9 @@ fn waits_end_at_their_deadlines() {
     assert!(start.elapsed() >= short);
     client.disconnect().unwrap();
     expect_event(&server, ConnEvent::Closed);
-    expect_event(&client, ConnEvent::Closed);
+    // the server's disconnect answers the client's: then the client closes
     server.disconnect().unwrap();
+    expect_event(&client, ConnEvent::Closed);
     client.delete().unwrap();
     server.delete().unwrap();
     listener.shutdown().unwrap();
@@ -263,14 +266,14 @@ fn shared_receive_queue_outlives_its_handle() {
     for client in &clients {
         client.disconnect().unwrap();
     }
-    for conn in clients.iter().chain(&servers) {
-        expect_event(conn, ConnEvent::Closed);
-    }
+    // each server's disconnect answers its client's: then the client closes
     for server in servers {
+        expect_event(&server, ConnEvent::Closed);
         server.disconnect().unwrap();
         server.delete().unwrap();
     }
     for client in clients {
+        expect_event(&client, ConnEvent::Closed);
         client.delete().unwrap();
     }
     drop(polled);
