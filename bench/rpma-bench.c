@@ -17,16 +17,19 @@
  * FLUSH_TYPE_PERSISTENT), of its peer cfg (direct_write_to_pmem = true) and
  * the path of the librpma it runs on.
  *
- * Cases (SIZE 8..65536, QD 1..16):
+ * Cases (SIZE 8..1048576, QD 1..16):
  *   read, write          rpma_read / rpma_write of SIZE, signalled
  *   atomic_write         rpma_atomic_write (SIZE must be 8)
  *   flush                rpma_write unsignalled + rpma_flush PERSISTENT signalled
  *   pingpong             rpma_recv + rpma_send SIZE; the server answers with a
  *                        send of SIZE; the op ends at the client's receive
  *   write_imm            rpma_write_with_imm; the server keeps receives posted
+ *   send                 rpma_send one way; the server keeps receives posted
+ *                        and answers nothing
  *   srq                  as pingpong, the server receives through an rpma_srq
  *   conn                 connect, ESTABLISHED, disconnect, CLOSED, delete
- *   mr                   rpma_mr_reg + rpma_mr_dereg of SIZE bytes (no server)
+ *   mr                   rpma_mr_reg + rpma_mr_dereg of SIZE bytes (no server;
+ *                        SIZE up to 1 GiB)
  *   poll                 one rpma_cq_get_wc on an idle CQ (calibration: the
  *                        cost of an empty busy-poll)
  *   srq_recv             one rpma_srq_recv of SIZE bytes on an SRQ of
@@ -35,7 +38,9 @@
  * QD operations are kept in flight; each completion posts the next one.
  * After 100 warm-up operations (see BENCH_WARMUP) the client measures for
  * SECONDS or exactly OPS operations and prints one line
- *   RESULT case=.. size=.. qd=.. ops=.. secs=.. ops_s=.. p50_us=.. p99_us=..
+ *   RESULT case=.. size=.. qd=.. ops=.. secs=.. ops_s=.. p50_us=.. p99_us=.. cpu_us_op=..
+ * (cpu_us_op: the user and system CPU time of the whole client process over
+ * the measured ops, from getrusage, per op)
  * and, on stderr, "STATS empty_polls=E polls=P" (rpma_cq_get_wc calls that
  * found nothing / all calls, warm-up included). The conn case also prints
  * there "PHASES cycles=N req_new_us=.. established_us=.. closed_us=..
@@ -84,13 +89,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <librpma.h>
 
 #define SLOTS 16
-#define SLOT_MAX 65536
+#define SLOT_MAX 1048576 /* 1 MiB: the largest operation */
 #define REGION_SIZE (SLOTS * SLOT_MAX)
 #define SRV_RECV_BUFS 32     /* server receive buffers of SLOT_MAX (pingpong) */
 #define SRV_SRQ_BUFS 32      /* SRQ receive buffers of SLOT_MAX */
@@ -106,7 +112,7 @@
 
 enum bcase {
 	C_NONE = 0, C_READ, C_WRITE, C_ATOMIC, C_FLUSH, C_PINGPONG, C_WRITE_IMM,
-	C_SRQ, C_CONN, C_MR, C_POLL, C_SRQ_RECV, C_QUIT
+	C_SRQ, C_CONN, C_MR, C_POLL, C_SRQ_RECV, C_SEND, C_QUIT
 };
 
 static const char *const case_names[] = {
@@ -114,7 +120,7 @@ static const char *const case_names[] = {
 	[C_ATOMIC] = "atomic_write", [C_FLUSH] = "flush",
 	[C_PINGPONG] = "pingpong", [C_WRITE_IMM] = "write_imm",
 	[C_SRQ] = "srq", [C_CONN] = "conn", [C_MR] = "mr", [C_POLL] = "poll",
-	[C_SRQ_RECV] = "srq_recv", [C_QUIT] = "quit",
+	[C_SRQ_RECV] = "srq_recv", [C_SEND] = "send", [C_QUIT] = "quit",
 };
 
 /* connect private data (client -> server; at most 56 bytes on RoCE) */
@@ -350,6 +356,12 @@ static void srv_poll(struct server *s, struct rpma_conn *conn, struct rpma_cq *c
 					SLOT_MAX, (void *)(uintptr_t)b));
 			break;
 		case IBV_WC_RECV:
+			if (c == C_SEND) {
+				/* one-way: the receive is posted again, no answer */
+				CHECK(rpma_recv(conn, s->rbuf_mr, (b % SRV_RECV_BUFS) * SLOT_MAX,
+						SLOT_MAX, (void *)(uintptr_t)b));
+				break;
+			}
 			if (c == C_SRQ) {
 				s->srq_posted--;
 				srv_srq_topup(s);
@@ -379,7 +391,7 @@ static void srv_serve(struct server *s, struct rpma_conn *conn, enum bcase c, ui
 	CHECK(rpma_conn_get_event_fd(conn, &pfd[0].fd));
 	CHECK(rpma_cq_get_fd(cq, &pfd[1].fd));
 	CHECK(rpma_cq_get_fd(s->srq_rcq, &pfd[2].fd));
-	const int active = (c == C_PINGPONG || c == C_WRITE_IMM || c == C_SRQ);
+	const int active = (c == C_PINGPONG || c == C_WRITE_IMM || c == C_SRQ || c == C_SEND);
 	const int busy = active && s->busy;
 	const nfds_t nfds = !active ? 1 : c == C_SRQ ? 3 : 2;
 	/* a connection may live long (valgrind clients): 20 x the wait deadline */
@@ -470,7 +482,7 @@ static int srv_one(struct server *s, struct rpma_ep *ep, int on_srq_port)
 		for (int b = 0; b < SRV_RECV_BUFS; b++)
 			CHECK(rpma_conn_req_recv(req, s->rbuf_mr, (size_t)b * SLOT_MAX,
 						 SLOT_MAX, (void *)(uintptr_t)b));
-	} else if (c == C_WRITE_IMM) {
+	} else if (c == C_WRITE_IMM || c == C_SEND) {
 		for (int b = 0; b < SRV_IMM_RECVS; b++)
 			CHECK(rpma_conn_req_recv(req, s->rbuf_mr,
 						 (size_t)(b % SRV_RECV_BUFS) * SLOT_MAX,
@@ -711,6 +723,9 @@ cli_post(struct client *k, enum bcase c, int slot)
 	case C_WRITE_IMM:
 		return rpma_write_with_imm(k->conn, k->rmr, off, k->lmr, off, k->size,
 					   RPMA_F_COMPLETION_ALWAYS, (uint32_t)slot, ctx);
+	case C_SEND:
+		return rpma_send(k->conn, k->lmr, off, k->size,
+				 RPMA_F_COMPLETION_ALWAYS, ctx);
 	case C_PINGPONG:
 	case C_SRQ:
 		rc = rpma_recv(k->conn, k->lmr, REGION_SIZE + off, k->size, ctx);
@@ -909,6 +924,7 @@ static void cli_run(struct client *k, struct run *r, void *mrbuf)
 	case C_FLUSH: cli_loop(k, C_FLUSH, r); break;
 	case C_PINGPONG: cli_loop(k, C_PINGPONG, r); break;
 	case C_WRITE_IMM: cli_loop(k, C_WRITE_IMM, r); break;
+	case C_SEND: cli_loop(k, C_SEND, r); break;
 	case C_SRQ: cli_loop(k, C_SRQ, r); break;
 	default: cli_serial(k, r, mrbuf); break;
 	}
@@ -940,7 +956,7 @@ static void usage(void)
 		"usage: rpma-bench server ADDR PORT\n"
 		"       rpma-bench client ADDR PORT CASE SIZE QD (-t SECONDS | -n OPS)\n"
 		"       rpma-bench quit ADDR PORT\n"
-		"cases: read write atomic_write flush pingpong write_imm srq conn mr poll\n");
+		"cases: read write atomic_write flush pingpong write_imm send srq conn mr poll\n");
 	exit(1);
 }
 
@@ -972,6 +988,12 @@ static int run_quit(const char *addr, const char *port)
 	return 0;
 }
 
+/* a struct timeval in microseconds */
+static double tv_us(const struct timeval *tv)
+{
+	return (double)tv->tv_sec * 1e6 + (double)tv->tv_usec;
+}
+
 static int run_client(int argc, char **argv)
 {
 	if (argc != 9)
@@ -985,8 +1007,9 @@ static int run_client(int argc, char **argv)
 		die("unknown case %s", argv[4]);
 	k.size = (size_t)parse_pos(argv[5], "SIZE");
 	k.qd = (int)parse_pos(argv[6], "QD");
-	if (k.size > SLOT_MAX)
-		die("SIZE must be at most %d", SLOT_MAX);
+	/* a registration may be larger than an operation: 1 GiB */
+	if (k.size > (k.c == C_MR ? (size_t)1 << 30 : (size_t)SLOT_MAX))
+		die("SIZE must be at most %d (mr: 1 GiB)", SLOT_MAX);
 	if (k.qd > SLOTS)
 		die("QD must be at most %d", SLOTS);
 	if (k.c == C_ATOMIC && k.size != 8)
@@ -1066,7 +1089,12 @@ static int run_client(int argc, char **argv)
 		die("out of memory for %" PRIu64 " latencies", r.cap);
 	/* touch every page now, not in the measured loop */
 	memset(r.lat, 0, r.cap * sizeof(uint64_t));
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
 	cli_run(&k, &r, mrbuf);
+	getrusage(RUSAGE_SELF, &ru1);
+	double cpu_us = tv_us(&ru1.ru_utime) - tv_us(&ru0.ru_utime) +
+			tv_us(&ru1.ru_stime) - tv_us(&ru0.ru_stime);
 
 	if (connected) {
 		cli_disconnect(&k);
@@ -1090,10 +1118,11 @@ static int run_client(int argc, char **argv)
 	double secs = (double)(r.t_end - r.t_start) / 1e9;
 	qsort(r.lat, r.done, sizeof(uint64_t), cmp_u64);
 	printf("RESULT case=%s size=%zu qd=%d ops=%" PRIu64 " secs=%.6f ops_s=%.1f"
-	       " p50_us=%.2f p99_us=%.2f\n",
+	       " p50_us=%.2f p99_us=%.2f cpu_us_op=%.3f\n",
 	       case_names[k.c], k.size, k.qd, r.done, secs,
 	       secs > 0 ? (double)r.done / secs : 0.0,
-	       pct_us(r.lat, r.done, 0.50), pct_us(r.lat, r.done, 0.99));
+	       pct_us(r.lat, r.done, 0.50), pct_us(r.lat, r.done, 0.99),
+	       r.done ? cpu_us / (double)r.done : 0.0);
 	fflush(stdout);
 	fprintf(stderr, "STATS empty_polls=%" PRIu64 " polls=%" PRIu64 " waits=%" PRIu64 "\n",
 		k.empty_polls, k.polls, k.waits);

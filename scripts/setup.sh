@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh -- install what this machine lacks for one of the project's tasks.
 #
-# usage: scripts/setup.sh build|demo|check|deb|deb-release|arch [--print]
+# usage: scripts/setup.sh build|demo|check|deb|deb-release|arch|bench [--print]
 #
 #   build   compile build/lib/librpma.so.0 (no libclang: the bindings are committed)
 #   demo    build, plus SoftRoCE (QEMU) and Debian's C librpma to compare with
@@ -11,6 +11,8 @@
 #   arch    `make check-arch`: the above, arm64 guests (qemu-system-arm, and
 #           qemu-user through binfmt_misc for their roots' package scripts),
 #           Debian's arm64 cross compiler for the examples run there
+#   bench   `bench/limit.sh`: demo, plus perftest (raw verbs on the same
+#           device) and gnuplot for the plots
 #   --print only print the missing Debian packages, one line, and exit
 #
 # This is the one list of what the project needs: `make demo`, `make check`,
@@ -30,7 +32,7 @@
 set -euo pipefail
 
 task=${1:-}
-case $task in build | demo | check | deb | deb-release | arch) ;; *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
+case $task in build | demo | check | deb | deb-release | arch | bench) ;; *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
 print_only=${2:-}
 
 say() { echo "setup: $*" >&2; }
@@ -62,6 +64,7 @@ case $task in
   deb) wanted=("${build_pkgs[@]}" "${deb_pkgs[@]}") ;;
   check) wanted=("${build_pkgs[@]}" "${demo_pkgs[@]}" "${check_pkgs[@]}") ;;
   deb-release) wanted=(mmdebstrap) ;;
+  bench) wanted=("${build_pkgs[@]}" "${demo_pkgs[@]}" perftest gnuplot-nox) ;;
   arch) wanted=(mmdebstrap arch-test qemu-user-static binfmt-support qemu-system-arm ipxe-qemu
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
 esac

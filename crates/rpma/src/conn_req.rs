@@ -114,9 +114,9 @@ impl<'a> ConnReq<'a> {
         // takes the events of its two resolutions there itself. The C
         // library's id is synchronous (librdmacm opens a private channel
         // for it) and moves to a new channel when it connects. Without the
-        // move a connection reaches ESTABLISHED sooner (BENCHMARKS.md, "the
-        // phases of a conn cycle"), and costs one open, one close and one
-        // migration command less.
+        // move a connection reaches ESTABLISHED sooner
+        // (bench/results/history.md, "the phases of a conn cycle"), and
+        // costs one open, one close and one migration command less.
         let evch = EventChannel::new()?;
         let id = CmId::new(Some(&evch))?;
         id.resolve_addr(&info, s.timeout_ms, Some(&evch))?;

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# bench/limit-guest.sh BIN ROUNDS SECS [ROWS_REGEX] -- the guest side of
+# bench/limit.sh
+#
+# Runs in the SoftRoCE guest. Three contenders on the same device in the same
+# boot, for each row "case size qd" of the matrix (case write, read or send;
+# sizes 64 B to 1 MiB in powers of 4; QD 1 and 16), in rounds whose order
+# rotates (verbs c ours, then c ours verbs, then ours verbs c):
+#   verbs  perftest's ib_<case>_bw on rdma_cm (-R), every work request
+#          signalled (-Q 1) as the libraries' runs are, QD as its tx depth
+#   c      rpma-bench on Debian's C librpma (server and client)
+#   ours   rpma-bench on ours
+# and, at QD 1, the latency of raw verbs from perftest's ib_<case>_lat
+# (write and send: half a ping-pong's round trip, as perftest reports it;
+# the libraries' figure is from posting to the completion).
+# Prints per run
+#   RESULT lib=verbs|c|ours round=R case=.. size=.. qd=.. ops_s=.. mb_s=.. cpu_us_op=.. [p50_us=.. p99_us=..]
+#   LAT lib=verbs round=R case=.. size=.. p50_us=.. p99_us=..
+# or FAIL lines. rpma-bench's send is one-way, as ib_send_bw's is. Then, of
+# the libraries only: "mr SIZE 1" (registration and deregistration, 4 KiB
+# to 1 GiB) and "conn 8 1" (connections set up and torn down).
+set -u
+bin=$1 rounds=$2 secs=$3 rows=${4:-.}
+ip=${RPMA_TESTING_IP:?not in the rxe guest}
+here=$(cd "$(dirname "$0")" && pwd)
+ours=$(realpath "${RPMA_BENCH_OURS:-$here/../build/lib/librpma.so.0}")
+clib=$(realpath "${RPMA_BENCH_C:-/usr/lib/x86_64-linux-gnu/librpma.so.0}")
+declare -A lib_of=([ours]=$ours [c]=$clib) port_of=([ours]=7471 [c]=7481) pid_of=()
+tmp=$(mktemp -d)
+start_all=$SECONDS
+verbs_port=7491
+
+matrix=()
+for c in write read send; do
+  for s in 64 256 1024 4096 16384 65536 262144 1048576; do
+    for q in 1 16; do matrix+=("$c $s $q"); done
+  done
+done
+# the scale rows, of the two libraries only: registration (reg + dereg)
+# from 4 KiB to 1 GiB, and the connection set-up rate (connect to delete)
+for s in 4096 65536 1048576 16777216 268435456 1073741824; do matrix+=("mr $s 1"); done
+matrix+=("conn 8 1")
+sel=()
+for m in "${matrix[@]}"; do
+  if echo "$m" | grep -Eq -- "$rows"; then sel+=("$m"); fi
+done
+[ ${#sel[@]} -gt 0 ] || { echo "limit-guest: no row matches '$rows'"; exit 2; }
+command -v ib_write_bw >/dev/null || { echo "limit-guest: perftest is not installed in the guest"; exit 2; }
+
+stop_servers() {
+  local l
+  for l in ours c; do
+    [ -n "${pid_of[$l]:-}" ] || continue
+    LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") timeout 60 "$bin" quit "$ip" "${port_of[$l]}" ||
+      echo "limit-guest: quit of the $l server failed"
+    timeout 30 tail --pid="${pid_of[$l]}" -f /dev/null || kill "${pid_of[$l]}"
+    wait "${pid_of[$l]}"
+    pid_of[$l]=
+  done
+}
+trap stop_servers EXIT
+
+# the servers on CPU 1, the clients on CPU 0, as bench/guest.sh does
+pin_server=(taskset -c 1) pin_client=(taskset -c 0)
+for l in ours c; do
+  LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") BENCH_EXPECT_LIB=${lib_of[$l]} \
+    "${pin_server[@]}" "$bin" server "$ip" "${port_of[$l]}" >"$tmp/server.$l" 2>&1 &
+  pid_of[$l]=$!
+done
+for l in ours c; do
+  for _ in $(seq 300); do grep -q '^listening' "$tmp/server.$l" && break; sleep 0.1; done
+  grep -q '^listening' "$tmp/server.$l" || { echo "limit-guest: the $l server did not start"; cat "$tmp/server.$l"; exit 1; }
+  mapped=$(grep -o '/[^ ]*librpma\.so[^ ]*' "/proc/${pid_of[$l]}/maps" | sort -u)
+  [ "$mapped" = "${lib_of[$l]}" ] || { echo "limit-guest: the $l server maps '$mapped'"; exit 1; }
+done
+
+# the CPU time (user + system) of the children, the last line `times`
+# printed in FILE, in microseconds
+cpu_us() {
+  local u s
+  read -r u s < <(tail -n 1 "$1")
+  awk -v u="$u" -v s="$s" 'function t(x, m) { m = x; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", x); sub(/s$/, "", x); return (m * 60 + x) * 1e6 }
+    BEGIN { printf "%.0f", t(u) + t(s) }'
+}
+
+# perftest on both ends: prints the RESULT line, or FAIL
+run_verbs() {
+  local r=$1 c=$2 s=$3 q=$4 out=$tmp/verbs.out srv=$tmp/verbs.srv
+  local args=(-R -F -s "$s" -t "$q" -Q 1 -D "$secs" -p "$verbs_port")
+  "${pin_server[@]}" timeout $((secs + 60)) "ib_${c}_bw" "${args[@]}" >"$srv" 2>&1 &
+  local spid=$!
+  sleep 0.5
+  ( "${pin_client[@]}" timeout $((secs + 60)) "ib_${c}_bw" "${args[@]}" "$ip" >"$out" 2>&1; echo "rc=$?"; times ) >"$tmp/verbs.times"
+  wait "$spid"
+  local src=$?
+  # the result line: bytes iterations peak average msg_rate
+  local line
+  line=$(awk -v s="$s" '$1 == s && NF >= 5 { l = $0 } END { print l }' "$out")
+  if ! grep -q '^rc=0' "$tmp/verbs.times" || [ $src -ne 0 ] || [ -z "$line" ]; then
+    echo "FAIL lib=verbs round=$r case=$c size=$s qd=$q"
+    tail -5 "$out" "$srv" | sed 's/^/  | /'
+    return
+  fi
+  # in duration mode the iterations column is the measured operations
+  read -r _ iters _ mbs mpps <<<"$line"
+  local cpu
+  cpu=$(cpu_us "$tmp/verbs.times")
+  awk -v r="$r" -v c="$c" -v s="$s" -v q="$q" -v mbs="$mbs" -v mpps="$mpps" -v it="$iters" -v cpu="$cpu" \
+    'BEGIN { ops = mpps * 1e6; printf "RESULT lib=verbs round=%s case=%s size=%s qd=%s ops_s=%.1f mb_s=%.2f cpu_us_op=%.3f\n", r, c, s, q, ops, mbs, (it > 0 ? cpu / it : 0) }'
+}
+
+# perftest's latency at QD 1: t_typical (the median) and the 99th percentile
+run_verbs_lat() {
+  local r=$1 c=$2 s=$3 out=$tmp/lat.out n=1000
+  [ "$s" -ge 262144 ] && n=200
+  local args=(-R -F -s "$s" -n "$n" -p $((verbs_port + 1)))
+  "${pin_server[@]}" timeout 120 "ib_${c}_lat" "${args[@]}" >"$tmp/lat.srv" 2>&1 &
+  local spid=$!
+  sleep 0.5
+  "${pin_client[@]}" timeout 120 "ib_${c}_lat" "${args[@]}" "$ip" >"$out" 2>&1
+  local rc=$?
+  wait "$spid"
+  # bytes iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+  local line
+  line=$(awk -v s="$s" '$1 == s && NF >= 8 { l = $0 } END { print l }' "$out")
+  if [ $rc -ne 0 ] || [ -z "$line" ]; then
+    echo "FAIL lib=verbs-lat round=$r case=$c size=$s"
+    tail -5 "$out" | sed 's/^/  | /'
+    return
+  fi
+  read -r _ _ _ _ typ _ _ p99 _ <<<"$line"
+  echo "LAT lib=verbs round=$r case=$c size=$s p50_us=$typ p99_us=$p99"
+}
+
+run_lib() {
+  local l=$1 r=$2 c=$3 s=$4 q=$5
+  LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") BENCH_EXPECT_LIB=${lib_of[$l]} BENCH_WARMUP_MS=250 \
+    timeout -k 5 $((secs + 120)) "${pin_client[@]}" "$bin" client "$ip" "${port_of[$l]}" "$c" "$s" "$q" -t "$secs" \
+    >"$tmp/out" 2>"$tmp/err"
+  local rc=$? line=
+  while IFS= read -r x; do case $x in "RESULT "*) line=$x ;; esac; done <"$tmp/out"
+  if [ $rc -ne 0 ] || [ -z "$line" ]; then
+    echo "FAIL lib=$l round=$r case=$c size=$s qd=$q rc=$rc"
+    tail -5 "$tmp/err" | sed 's/^/  | /'
+    return
+  fi
+  local ops
+  ops=$(sed -n 's/.* ops_s=\([0-9.]*\).*/\1/p' <<<"$line")
+  printf 'RESULT lib=%s round=%s %s mb_s=%s\n' "$l" "$r" "${line#RESULT }" \
+    "$(awk -v o="$ops" -v s="$s" 'BEGIN { printf "%.2f", o * s / 1048576 }')"
+}
+
+orders=("verbs c ours" "c ours verbs" "ours verbs c")
+for r in $(seq "$rounds"); do
+  order=${orders[$(((r - 1) % 3))]}
+  echo "limit-guest: round $r of $rounds (${#sel[@]} rows, $order) at $((SECONDS - start_all)) s"
+  for m in "${sel[@]}"; do
+    read -r c s q <<<"$m"
+    for l in $order; do
+      if [ "$l" = verbs ] && { [ "$c" = mr ] || [ "$c" = conn ]; }; then
+        continue
+      elif [ "$l" = verbs ]; then
+        run_verbs "$r" "$c" "$s" "$q"
+        # ib_read_lat fails over rdma_cm on rxe ("Failed to handle RDMA CM
+        # event: Operation not supported", then a segfault): no read row
+        [ "$q" = 1 ] && [ "$c" != read ] && run_verbs_lat "$r" "$c" "$s"
+      else
+        run_lib "$l" "$r" "$c" "$s" "$q"
+      fi
+    done
+    for k in ours c; do
+      kill -0 "${pid_of[$k]}" 2>/dev/null || { echo "limit-guest: the $k server died"; cat "$tmp/server.$k"; pid_of[$k]=; exit 1; }
+    done
+  done
+done
+stop_servers
+trap - EXIT
+echo "limit-guest: done in $((SECONDS - start_all)) s"
+rm -rf "$tmp"

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""limit_report.py FILE... [--plots DIR] -- the tables and plots of bench/limit.sh
+
+Reads RESULT lines (lib=verbs|c|ours round= case= size= qd= ops_s= mb_s=
+cpu_us_op= [p50_us= p99_us=]) and LAT lines (lib=verbs round= case= size=
+p50_us= p99_us=), pooling the rounds of every file, and prints one table
+per case: for each size and QD the median bandwidth of each contender, the
+median of the per-round ratios ours/verbs and ours/C, the CPU time per
+operation, and at QD 1 the latency (p50/p99) of each. With --plots DIR it
+writes DIR/latency-<case>.png (p50 at QD 1 against size) and
+DIR/bandwidth-<case>.png (MB/s at QD 16 against size), three lines each,
+with gnuplot.
+"""
+import os
+import statistics
+import subprocess
+import sys
+
+LIBS = ("verbs", "c", "ours")
+
+
+def fields(line):
+    out = {}
+    for tok in line.split()[1:]:
+        k, eq, v = tok.partition("=")
+        if eq:
+            out[k] = v
+    return out
+
+
+def load(paths):
+    runs, lat = {}, {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("RESULT "):
+                    d = fields(line)
+                    key = (d["case"], int(d["size"]), int(d["qd"]))
+                    runs.setdefault(key, {}).setdefault(d["lib"], {})[d["round"] + "@" + path] = d
+                elif line.startswith("LAT "):
+                    d = fields(line)
+                    key = (d["case"], int(d["size"]), 1)
+                    lat.setdefault(key, []).append(d)
+    return runs, lat
+
+
+def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def ratio(rounds, a, b, field):
+    """The median over the rounds both contenders ran of a/b."""
+    got = []
+    for r in rounds.get(a, {}):
+        x, y = rounds[a][r].get(field), rounds.get(b, {}).get(r, {}).get(field)
+        if x is not None and y is not None and float(y) > 0:
+            got.append(float(x) / float(y))
+    return med(got)
+
+
+def fmt(x, digits=2):
+    if x is None:
+        return "-"
+    if x >= 100:
+        return "%.0f" % x
+    if x >= 10:
+        return "%.1f" % x
+    return ("%." + str(digits) + "f") % x
+
+
+def median_of(rounds, lib, field):
+    return med([float(d[field]) for d in rounds.get(lib, {}).values() if field in d])
+
+
+def size_name(s):
+    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if s >= div:
+            return "%d %s" % (s // div, unit)
+    return "%d B" % s
+
+
+def scale(runs):
+    """The rows of the libraries alone: registration and connection set-up."""
+    keys = sorted(k for k in runs if k[0] in ("mr", "conn"))
+    if not keys:
+        return
+    print("\nregistration (reg + dereg) and connection set-up (connect to delete)\n")
+    head = ["case", "size", "C us/op", "ours us/op", "ours/C time"]
+    rows = []
+    for key in keys:
+        r = runs[key]
+        per_op = [median_of(r, lib, "ops_s") for lib in ("c", "ours")]
+        us = [None if not x else 1e6 / x for x in per_op]
+        inv = ratio(r, "c", "ours", "ops_s")
+        rows.append([key[0], size_name(key[1]), fmt(us[0]), fmt(us[1]), fmt(inv)])
+    widths = [max(len(str(x[i])) for x in [head] + rows) for i in range(len(head))]
+    line = lambda x: "| " + " | ".join(str(c).rjust(w) for c, w in zip(x, widths)) + " |"
+    print(line(head))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for x in rows:
+        print(line(x))
+
+
+def report(runs, lat):
+    cases = [c for c in ("write", "read", "send") if any(k[0] == c for k in runs)]
+    for case in cases:
+        print("\n%s\n" % case)
+        head = ["size", "QD", "verbs MB/s", "C MB/s", "ours MB/s", "ours/verbs", "ours/C",
+                "CPU us/op verbs/C/ours", "p50 us verbs/C/ours", "p99 us verbs/C/ours"]
+        rows = []
+        for key in sorted(k for k in runs if k[0] == case):
+            _, size, qd = key
+            r = runs[key]
+            cpu = "/".join(fmt(median_of(r, lib, "cpu_us_op")) for lib in LIBS)
+            p50 = p99 = "-"
+            if qd == 1:
+                v50 = med([float(d["p50_us"]) for d in lat.get(key, [])])
+                v99 = med([float(d["p99_us"]) for d in lat.get(key, [])])
+                p50 = "/".join(fmt(x) for x in (v50, median_of(r, "c", "p50_us"), median_of(r, "ours", "p50_us")))
+                p99 = "/".join(fmt(x) for x in (v99, median_of(r, "c", "p99_us"), median_of(r, "ours", "p99_us")))
+            rows.append([size_name(size), qd] +
+                        [fmt(median_of(r, lib, "mb_s")) for lib in LIBS] +
+                        [fmt(ratio(r, "ours", "verbs", "mb_s")), fmt(ratio(r, "ours", "c", "mb_s")),
+                         cpu, p50, p99])
+        widths = [max(len(str(x[i])) for x in [head] + rows) for i in range(len(head))]
+        line = lambda x: "| " + " | ".join(str(c).rjust(w) for c, w in zip(x, widths)) + " |"
+        print(line(head))
+        print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+        for x in rows:
+            print(line(x))
+
+
+def plots(runs, lat, outdir):
+    os.makedirs(outdir, exist_ok=True)
+    script = []
+    for case in [c for c in ("write", "read", "send") if any(k[0] == c for k in runs)]:
+        for what, qd, ylabel in (("latency", 1, "p50 latency at QD 1 (us)"),
+                                 ("bandwidth", 16, "bandwidth at QD 16 (MB/s)")):
+            keys = sorted(k for k in runs if k[0] == case and k[2] == qd)
+            if not keys:
+                continue
+            dat = os.path.join(outdir, "%s-%s.dat" % (what, case))
+            with open(dat, "w") as f:
+                f.write("# size verbs c ours\n")
+                for key in keys:
+                    r = runs[key]
+                    if what == "latency":
+                        vals = [med([float(d["p50_us"]) for d in lat.get(key, [])]),
+                                median_of(r, "c", "p50_us"), median_of(r, "ours", "p50_us")]
+                    else:
+                        vals = [median_of(r, lib, "mb_s") for lib in LIBS]
+                    f.write("%d %s\n" % (key[1], " ".join("NaN" if v is None else "%g" % v for v in vals)))
+            png = os.path.join(outdir, "%s-%s.png" % (what, case))
+            script.append(
+                'set output "%s"\nset title "%s: %s against size"\nset ylabel "%s"\n'
+                'plot "%s" using 1:2 with linespoints title "raw verbs (perftest)", '
+                '"" using 1:3 with linespoints title "C librpma", '
+                '"" using 1:4 with linespoints title "ours"\n' % (png, case, what, ylabel, dat))
+    if not script:
+        return
+    gp = os.path.join(outdir, "plots.gp")
+    with open(gp, "w") as f:
+        f.write('set terminal pngcairo size 800,500\nset logscale x 2\nset logscale y\n'
+                'set xlabel "operation size (bytes)"\nset key top left\nset grid\n')
+        f.write("".join(script))
+    subprocess.run(["gnuplot", gp], check=True)
+    print("\nplots: %s/{latency,bandwidth}-<case>.png" % outdir)
+
+
+def main(argv):
+    args, outdir = [], None
+    it = iter(argv[1:])
+    for a in it:
+        if a == "--plots":
+            outdir = next(it, None)
+        else:
+            args.append(a)
+    if not args:
+        sys.stderr.write(__doc__)
+        return 2
+    runs, lat = load(args)
+    report(runs, lat)
+    scale(runs)
+    if outdir:
+        plots(runs, lat, outdir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
