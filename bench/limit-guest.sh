@@ -78,8 +78,10 @@ done
 # the CPU time (user + system) of the children, the last line `times`
 # printed in FILE, in microseconds
 cpu_us() {
-  local u s
-  read -r u s < <(tail -n 1 "$1")
+  local u s last
+  # no process substitution: the guest has no /dev/fd
+  last=$(tail -n 1 "$1")
+  read -r u s <<<"$last"
   awk -v u="$u" -v s="$s" 'function t(x, m) { m = x; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", x); sub(/s$/, "", x); return (m * 60 + x) * 1e6 }
     BEGIN { printf "%.0f", t(u) + t(s) }'
 }
@@ -99,7 +101,7 @@ run_verbs() {
   line=$(awk -v s="$s" '$1 == s && NF >= 5 { l = $0 } END { print l }' "$out")
   if ! grep -q '^rc=0' "$tmp/verbs.times" || [ $src -ne 0 ] || [ -z "$line" ]; then
     echo "FAIL lib=verbs round=$r case=$c size=$s qd=$q"
-    tail -5 "$out" "$srv" | sed 's/^/  | /'
+    tail -n 5 "$out" "$srv" | sed 's/^/  | /'
     return
   fi
   # in duration mode the iterations column is the measured operations
@@ -126,7 +128,7 @@ run_verbs_lat() {
   line=$(awk -v s="$s" '$1 == s && NF >= 8 { l = $0 } END { print l }' "$out")
   if [ $rc -ne 0 ] || [ -z "$line" ]; then
     echo "FAIL lib=verbs-lat round=$r case=$c size=$s"
-    tail -5 "$out" | sed 's/^/  | /'
+    tail -n 5 "$out" | sed 's/^/  | /'
     return
   fi
   read -r _ _ _ _ typ _ _ p99 _ <<<"$line"
@@ -142,7 +144,7 @@ run_lib() {
   while IFS= read -r x; do case $x in "RESULT "*) line=$x ;; esac; done <"$tmp/out"
   if [ $rc -ne 0 ] || [ -z "$line" ]; then
     echo "FAIL lib=$l round=$r case=$c size=$s qd=$q rc=$rc"
-    tail -5 "$tmp/err" | sed 's/^/  | /'
+    tail -n 5 "$tmp/err" | sed 's/^/  | /'
     return
   fi
   local ops

@@ -163,7 +163,9 @@ def plots(runs, lat, outdir):
     gp = os.path.join(outdir, "plots.gp")
     with open(gp, "w") as f:
         f.write('set terminal pngcairo size 800,500\nset logscale x 2\nset logscale y\n'
-                'set xlabel "operation size (bytes)"\nset key top left\nset grid\n')
+                'set xlabel "operation size"\nset key top left\nset grid\n'
+                'set xtics ("64 B" 64, "256 B" 256, "1 KiB" 1024, "4 KiB" 4096, "16 KiB" 16384, '
+                '"64 KiB" 65536, "256 KiB" 262144, "1 MiB" 1048576)\n')
         f.write("".join(script))
     subprocess.run(["gnuplot", gp], check=True)
     print("\nplots: %s/{latency,bandwidth}-<case>.png" % outdir)
