@@ -17,16 +17,10 @@ import statistics
 import subprocess
 import sys
 
+# report.py, beside this file: the line parser and the table printer
+from report import fields, fmt_num, table
+
 LIBS = ("verbs", "c", "ours")
-
-
-def fields(line):
-    out = {}
-    for tok in line.split()[1:]:
-        k, eq, v = tok.partition("=")
-        if eq:
-            out[k] = v
-    return out
 
 
 def load(paths):
@@ -60,14 +54,8 @@ def ratio(rounds, a, b, field):
     return med(got)
 
 
-def fmt(x, digits=2):
-    if x is None:
-        return "-"
-    if x >= 100:
-        return "%.0f" % x
-    if x >= 10:
-        return "%.1f" % x
-    return ("%." + str(digits) + "f") % x
+def fmt(x):
+    return "-" if x is None else fmt_num(x)
 
 
 def median_of(rounds, lib, field):
@@ -95,12 +83,7 @@ def scale(runs):
         us = [None if not x else 1e6 / x for x in per_op]
         inv = ratio(r, "c", "ours", "ops_s")
         rows.append([key[0], size_name(key[1]), fmt(us[0]), fmt(us[1]), fmt(inv)])
-    widths = [max(len(str(x[i])) for x in [head] + rows) for i in range(len(head))]
-    line = lambda x: "| " + " | ".join(str(c).rjust(w) for c, w in zip(x, widths)) + " |"
-    print(line(head))
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for x in rows:
-        print(line(x))
+    table(head, rows)
 
 
 def report(runs, lat):
@@ -124,12 +107,7 @@ def report(runs, lat):
                         [fmt(median_of(r, lib, "mb_s")) for lib in LIBS] +
                         [fmt(ratio(r, "ours", "verbs", "mb_s")), fmt(ratio(r, "ours", "c", "mb_s")),
                          cpu, p50, p99])
-        widths = [max(len(str(x[i])) for x in [head] + rows) for i in range(len(head))]
-        line = lambda x: "| " + " | ".join(str(c).rjust(w) for c, w in zip(x, widths)) + " |"
-        print(line(head))
-        print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-        for x in rows:
-            print(line(x))
+        table(head, rows)
 
 
 def plots(runs, lat, outdir):
