@@ -64,19 +64,9 @@ for m in "${matrix[@]}"; do
 done
 [ ${#sel[@]} -gt 0 ] || { echo "guest: no case matches '$regex' and '$rows'"; exit 2; }
 
-stop_servers() {
-  local l
-  for l in ours c; do
-    [ -n "${pid_of[$l]:-}" ] || continue
-    LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") timeout 60 "$bin" quit "$ip" "${port_of[$l]}" ||
-      echo "guest: quit of the $l server failed"
-    if ! timeout 30 tail --pid="${pid_of[$l]}" -f /dev/null; then
-      echo "guest: the $l server did not stop; killing it"; kill "${pid_of[$l]}"
-    fi
-    wait "${pid_of[$l]}"; echo "guest: $l server exit status $?"
-    pid_of[$l]=
-  done
-}
+who=guest
+# shellcheck source=bench/servers.sh
+. "$here/servers.sh"
 trap stop_servers EXIT
 
 mixed=()
@@ -85,27 +75,9 @@ case ${RPMA_BENCH_SERVER:-}/${RPMA_BENCH_CLIENT:-} in
   ours/ | c/ | /ours | /c) mixed=(env BENCH_ALLOW_MIXED=1) ;;
   *) echo "guest: RPMA_BENCH_SERVER or RPMA_BENCH_CLIENT (not both) must be ours or c"; exit 2 ;;
 esac
-# the servers on CPU 1, the clients on CPU 0 (RPMA_BENCH_PIN=0: no pinning)
-if [ "${RPMA_BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
-  pin_server=(taskset -c 1) pin_client=(taskset -c 0)
-else
-  pin_server=() pin_client=()
-fi
-
-for l in ours c; do
-  LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") BENCH_EXPECT_LIB=${lib_of[$l]} \
-    BENCH_SERVER_POLL=${RPMA_BENCH_SERVER_POLL:-busy} "${pin_server[@]}" "$bin" server "$ip" "${port_of[$l]}" >"$tmp/server.$l" 2>&1 &
-  pid_of[$l]=$!
-done
-for l in ours c; do
-  for _ in $(seq 300); do grep -q '^listening' "$tmp/server.$l" && break; sleep 0.1; done
-  grep -q '^listening' "$tmp/server.$l" || { echo "guest: the $l server did not start:"; cat "$tmp/server.$l"; exit 1; }
-  mapped=$(grep -o '/[^ ]*librpma\.so[^ ]*' "/proc/${pid_of[$l]}/maps" | sort -u)
-  if [ "$mapped" != "${lib_of[$l]}" ]; then
-    echo "guest: the $l server maps '$mapped', not ${lib_of[$l]}"; exit 1
-  fi
-  echo "guest: $l server pid ${pid_of[$l]} on $mapped, ports ${port_of[$l]}/$((port_of[$l] + 1))"
-done
+pin_cpus
+server_env=(BENCH_SERVER_POLL="${RPMA_BENCH_SERVER_POLL:-busy}")
+start_servers
 
 fails=0
 for r in $(seq "$rounds"); do
@@ -143,9 +115,7 @@ for r in $(seq "$rounds"); do
         echo "FAIL lib=$l round=$r case=$c size=$s qd=$q rc=$rc"
         sed 's/^/  | /' "$tmp/err" | tail -5
       fi
-      for k in ours c; do
-        kill -0 "${pid_of[$k]}" 2>/dev/null || { echo "guest: the $k server died:"; cat "$tmp/server.$k"; pid_of[$k]=; exit 1; }
-      done
+      check_servers
     done
   done
 done

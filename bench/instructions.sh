@@ -41,22 +41,13 @@ if [ "${1:-}" = --guest ]; then
   declare -A lib_of=([ours]=$ours [c]=$clib) port_of=([ours]=7471 [c]=7481) pid_of=()
   tmp=$(mktemp -d)
   t0=$SECONDS
-  # as in guest.sh: servers on CPU 1, clients on CPU 0 (and, from rxe-run,
-  # only the rxe provider: fewer objects for valgrind to read at each start)
-  pin_server=() pin_client=()
-  if [ "${RPMA_BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
-    pin_server=(taskset -c 1) pin_client=(taskset -c 0)
-  fi
-  for l in ours c; do
-    LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") BENCH_EXPECT_LIB=${lib_of[$l]} \
-      "${pin_server[@]}" "$bin" server "$ip" "${port_of[$l]}" >"$tmp/server.$l" 2>&1 &
-    pid_of[$l]=$!
-  done
-  for l in ours c; do
-    for _ in $(seq 300); do grep -q '^listening' "$tmp/server.$l" && break; sleep 0.1; done
-    grep -q '^listening' "$tmp/server.$l" || { echo "guest: the $l server did not start"; cat "$tmp/server.$l"; exit 1; }
-    echo "guest: $l server on $(grep -o '/[^ ]*librpma\.so[^ ]*' "/proc/${pid_of[$l]}/maps" | sort -u)"
-  done
+  # servers on CPU 1, clients on CPU 0 (and, from rxe-run, only the rxe
+  # provider: fewer objects for valgrind to read at each start)
+  who=guest
+  # shellcheck source=bench/servers.sh
+  . "$here/servers.sh"
+  pin_cpus
+  start_servers
   checked=0 fails=0
   for cs in "read 8" "read 4096" "write 8" "write 4096" "atomic_write 8" "flush 8" "flush 4096" \
             "pingpong 8" "pingpong 4096" "write_imm 8" "write_imm 4096" "srq 8" "srq 4096" \
@@ -94,10 +85,7 @@ if [ "${1:-}" = --guest ]; then
         "lib=$l" "case=$c" "size=$s" "n1=$a" "n2=$b" "empty_per_op=$ep"
     done
   done
-  for l in ours c; do
-    LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") timeout 60 "$bin" quit "$ip" "${port_of[$l]}" || kill "${pid_of[$l]}"
-    wait "${pid_of[$l]}"; echo "guest: $l server exit status $?"
-  done
+  stop_servers
   echo "guest: done in $((SECONDS - t0)) s, $fails failed runs"
   # RPMA_BENCH_KEEP_CG=1 keeps the callgrind files, for callgrind_annotate
   # line by line: the guest's writes vanish with it, except in the exchange

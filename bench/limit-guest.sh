@@ -48,32 +48,12 @@ done
 [ ${#sel[@]} -gt 0 ] || { echo "limit-guest: no row matches '$rows'"; exit 2; }
 command -v ib_write_bw >/dev/null || { echo "limit-guest: perftest is not installed in the guest"; exit 2; }
 
-stop_servers() {
-  local l
-  for l in ours c; do
-    [ -n "${pid_of[$l]:-}" ] || continue
-    LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") timeout 60 "$bin" quit "$ip" "${port_of[$l]}" ||
-      echo "limit-guest: quit of the $l server failed"
-    timeout 30 tail --pid="${pid_of[$l]}" -f /dev/null || kill "${pid_of[$l]}"
-    wait "${pid_of[$l]}"
-    pid_of[$l]=
-  done
-}
+who=limit-guest
+# shellcheck source=bench/servers.sh
+. "$here/servers.sh"
 trap stop_servers EXIT
-
-# the servers on CPU 1, the clients on CPU 0, as bench/guest.sh does
-pin_server=(taskset -c 1) pin_client=(taskset -c 0)
-for l in ours c; do
-  LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") BENCH_EXPECT_LIB=${lib_of[$l]} \
-    "${pin_server[@]}" "$bin" server "$ip" "${port_of[$l]}" >"$tmp/server.$l" 2>&1 &
-  pid_of[$l]=$!
-done
-for l in ours c; do
-  for _ in $(seq 300); do grep -q '^listening' "$tmp/server.$l" && break; sleep 0.1; done
-  grep -q '^listening' "$tmp/server.$l" || { echo "limit-guest: the $l server did not start"; cat "$tmp/server.$l"; exit 1; }
-  mapped=$(grep -o '/[^ ]*librpma\.so[^ ]*' "/proc/${pid_of[$l]}/maps" | sort -u)
-  [ "$mapped" = "${lib_of[$l]}" ] || { echo "limit-guest: the $l server maps '$mapped'"; exit 1; }
-done
+pin_cpus
+start_servers
 
 # the CPU time (user + system) of the children, the last line `times`
 # printed in FILE, in microseconds
@@ -171,9 +151,7 @@ for r in $(seq "$rounds"); do
         run_lib "$l" "$r" "$c" "$s" "$q"
       fi
     done
-    for k in ours c; do
-      kill -0 "${pid_of[$k]}" 2>/dev/null || { echo "limit-guest: the $k server died"; cat "$tmp/server.$k"; pid_of[$k]=; exit 1; }
-    done
+    check_servers
   done
 done
 stop_servers
