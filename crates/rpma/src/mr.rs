@@ -286,12 +286,14 @@ impl MrLocal<'_> {
 
     /// The descriptor a remote peer needs to access this region.
     pub fn descriptor(&self) -> [u8; DESCRIPTOR_SIZE] {
-        let mut d = [0u8; DESCRIPTOR_SIZE];
-        d[0..8].copy_from_slice(&(self.ptr() as u64).to_le_bytes());
-        d[8..16].copy_from_slice(&(self.size() as u64).to_le_bytes());
-        d[16..20].copy_from_slice(&self.rkey().to_le_bytes());
-        d[20] = self.usage.bits() as u8;
-        d
+        // the region as its peer will see it
+        MrRemote {
+            raddr: self.ptr() as u64,
+            size: self.size() as u64,
+            rkey: self.rkey(),
+            usage: self.usage.bits() as u8,
+        }
+        .to_descriptor()
     }
 
     /// Copies `dst.len()` bytes at `offset` of the region into `dst`.
@@ -612,6 +614,37 @@ impl MrRemote {
         Ok(mr)
     }
 
+    /// A remote region from its parts, as the peer that registered it
+    /// would describe it: its address, length and key there, and the
+    /// usages it was registered with.
+    ///
+    /// # Errors
+    /// `Error::Inval` for an empty `usage` (a descriptor cannot carry it)
+    /// or one with bits past the descriptor's byte.
+    pub fn from_parts(raddr: u64, size: u64, rkey: u32, usage: Usage) -> Result<MrRemote> {
+        let usage = u8::try_from(usage.bits()).map_err(|_| Error::Inval)?;
+        if usage == 0 {
+            return Err(Error::Inval);
+        }
+        Ok(MrRemote {
+            raddr,
+            size,
+            rkey,
+            usage,
+        })
+    }
+
+    /// The region's descriptor, which [`MrRemote::from_descriptor`] reads
+    /// back.
+    pub fn to_descriptor(&self) -> [u8; DESCRIPTOR_SIZE] {
+        let mut d = [0u8; DESCRIPTOR_SIZE];
+        d[0..8].copy_from_slice(&self.raddr.to_le_bytes());
+        d[8..16].copy_from_slice(&self.size.to_le_bytes());
+        d[16..20].copy_from_slice(&self.rkey.to_le_bytes());
+        d[20] = self.usage;
+        d
+    }
+
     /// The region's address in the remote peer's memory.
     #[inline]
     pub fn raddr(&self) -> u64 {
@@ -694,6 +727,18 @@ pub(crate) fn one_sided_ends(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_and_descriptor_agree() {
+        let mr =
+            MrRemote::from_parts(0x1122_3344_5566_7788, 4096, 0xabcd, Usage::READ_SRC).unwrap();
+        let back = MrRemote::from_descriptor(&mr.to_descriptor()).unwrap();
+        assert_eq!(*back, mr);
+        assert_eq!(
+            MrRemote::from_parts(0, 1, 1, Usage::empty()).err(),
+            Some(Error::Inval)
+        );
+    }
 
     /// read and write copy within the registered range and refuse
     /// anything past it; tested on a stand-in `ibv_mr` (never deregistered:

@@ -4,7 +4,7 @@
 use std::ops::{Bound, RangeBounds};
 
 use crate::error::{Error, Result};
-use crate::mr::{MrLocal, MrRemote, Usage, DESCRIPTOR_SIZE};
+use crate::mr::{MrLocal, MrRemote};
 
 /// A checked range of a region: of a local one ([`Local`]) or of a peer's
 /// ([`Remote`]).
@@ -58,37 +58,6 @@ impl<'r> Local<'r> {
 }
 
 impl MrRemote {
-    /// A remote region from its parts, as the peer that registered it
-    /// would describe it: its address, length and key there, and the
-    /// usages it was registered with.
-    ///
-    /// # Errors
-    /// `Error::Inval` for an empty `usage` (a descriptor cannot carry it)
-    /// or one with bits past the descriptor's byte.
-    pub fn from_parts(raddr: u64, size: u64, rkey: u32, usage: Usage) -> Result<MrRemote> {
-        let usage = u8::try_from(usage.bits()).map_err(|_| Error::Inval)?;
-        if usage == 0 {
-            return Err(Error::Inval);
-        }
-        Ok(MrRemote {
-            raddr,
-            size,
-            rkey,
-            usage,
-        })
-    }
-
-    /// The region's descriptor, which [`MrRemote::from_descriptor`] reads
-    /// back.
-    pub fn to_descriptor(&self) -> [u8; DESCRIPTOR_SIZE] {
-        let mut d = [0u8; DESCRIPTOR_SIZE];
-        d[0..8].copy_from_slice(&self.raddr.to_le_bytes());
-        d[8..16].copy_from_slice(&self.size.to_le_bytes());
-        d[16..20].copy_from_slice(&self.rkey.to_le_bytes());
-        d[20] = self.usage;
-        d
-    }
-
     /// The range `range` of the region.
     ///
     /// # Errors
@@ -129,6 +98,7 @@ fn bounds(range: impl RangeBounds<usize>, size: u64) -> Result<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mr::Usage;
 
     fn remote(size: u64) -> MrRemote {
         MrRemote::from_parts(0x1000, size, 7, Usage::WRITE_DST).unwrap()
@@ -159,17 +129,5 @@ mod tests {
         let huge = remote(1 << 40);
         assert!(huge.slice(..u32::MAX as usize).is_ok());
         assert_eq!(huge.slice(..1 << 32).err(), Some(Error::Inval));
-    }
-
-    #[test]
-    fn parts_and_descriptor_agree() {
-        let mr =
-            MrRemote::from_parts(0x1122_3344_5566_7788, 4096, 0xabcd, Usage::READ_SRC).unwrap();
-        let back = MrRemote::from_descriptor(&mr.to_descriptor()).unwrap();
-        assert_eq!(*back, mr);
-        assert_eq!(
-            MrRemote::from_parts(0, 1, 1, Usage::empty()).err(),
-            Some(Error::Inval)
-        );
     }
 }
