@@ -74,7 +74,7 @@ impl Listener {
 
 impl Cq {
     /// The next completion, awaited: polls the CQ and, while it is empty,
-    /// waits for its channel. The first call makes the channel's fd
+    /// waits for its channel. The first wait makes the channel's fd
     /// non-blocking, so a blocking [`Cq::wait`] on the same CQ afterwards
     /// returns at once when nothing came.
     ///
@@ -86,7 +86,6 @@ impl Cq {
         if self.channel_is_shared() {
             return Err(Error::SharedChannel);
         }
-        ready::set_nonblocking(self.fd())?;
         let mut wc = [WorkCompletion::default()];
         loop {
             match self.poll(&mut wc) {
@@ -94,6 +93,9 @@ impl Cq {
                 Err(Error::NoCompletion) => {}
                 Err(e) => return Err(e),
             }
+            // only a wait needs the fd non-blocking: a completion that is
+            // there already costs no system call
+            ready::set_nonblocking(self.fd())?;
             // Armed again after each report: a completion that came
             // before the arm is found by the poll above, one after it
             // makes the channel report.

@@ -2,16 +2,16 @@
 //! cancelled by its deadline takes nothing, so the next wait finds what
 //! came meanwhile; and a connection moves into a spawned task.
 
-use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use rpma::conn::ConnEvent;
 use rpma::cq::WcStatus;
 use rpma::mr::{MrRemote, Usage};
-use rpma::owned::{Listener, Opts, Peer, Region, Request};
+use rpma::owned::{Opts, Region, Request};
 use tokio::time::timeout;
 
-use super::{ip, port, WAIT};
+use super::owned::listening;
+use super::WAIT;
 
 #[test]
 #[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
@@ -21,10 +21,7 @@ fn cancelled_waits_take_nothing() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let ip: IpAddr = ip().parse().unwrap();
-        let at = SocketAddr::new(ip, port(50).parse().unwrap());
-        let peer = Peer::local(ip).expect("peer");
-        let listener = Listener::bind(&peer, at).expect("listen");
+        let (peer, at, listener) = listening(50);
         let short = Duration::from_millis(200);
 
         // nothing to take yet: the wait is cancelled at its deadline

@@ -14,9 +14,14 @@ use rpma::{Error, FlushType};
 
 use super::{ip, port, WAIT};
 
-fn addr(k: u32) -> SocketAddr {
+/// A peer on the test address and a listener there, on this process's
+/// port number `k`.
+pub(super) fn listening(k: u32) -> (Peer, SocketAddr, Listener) {
     let ip: IpAddr = ip().parse().expect("RPMA_TESTING_IP is an IP address");
-    SocketAddr::new(ip, port(k).parse().unwrap())
+    let at = SocketAddr::new(ip, port(k).parse().unwrap());
+    let peer = Peer::local(ip).expect("peer");
+    let listener = Listener::bind(&peer, at).expect("listen");
+    (peer, at, listener)
 }
 
 fn expect_event(conn: &Conn, want: ConnEvent) {
@@ -74,10 +79,7 @@ fn serve(listener: Listener, peer: Peer) -> Vec<u8> {
 #[test]
 #[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
 fn owned_handles_move_between_threads() {
-    let ip: IpAddr = ip().parse().unwrap();
-    let peer = Peer::local(ip).expect("peer");
-    let at = addr(40);
-    let listener = Listener::bind(&peer, at).expect("listen");
+    let (peer, at, listener) = listening(40);
     let server = {
         let peer = peer.clone();
         thread::spawn(move || serve(listener, peer))
@@ -154,10 +156,7 @@ fn owned_handles_move_between_threads() {
 #[test]
 #[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
 fn private_data_too_long_is_refused_not_cut() {
-    let ip: IpAddr = ip().parse().unwrap();
-    let peer = Peer::local(ip).expect("peer");
-    let at = addr(41);
-    let listener = Listener::bind(&peer, at).expect("listen");
+    let (peer, at, listener) = listening(41);
     let req = Request::new(&peer, at, None).expect("request");
     assert_eq!(req.connect(&[1u8; 256]).err(), Some(Error::Inval));
     // The refused request was released: nothing reached the listener.
@@ -175,10 +174,7 @@ fn private_data_too_long_is_refused_not_cut() {
 #[test]
 #[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
 fn waits_end_at_their_deadlines() {
-    let ip: IpAddr = ip().parse().unwrap();
-    let peer = Peer::local(ip).expect("peer");
-    let at = addr(42);
-    let listener = Listener::bind(&peer, at).expect("listen");
+    let (peer, at, listener) = listening(42);
     let client = Request::new(&peer, at, None).unwrap().connect(b"").unwrap();
     let server = listener
         .next_request_timeout(None, WAIT)
@@ -214,10 +210,7 @@ fn waits_end_at_their_deadlines() {
 #[test]
 #[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
 fn shared_receive_queue_outlives_its_handle() {
-    let ip: IpAddr = ip().parse().unwrap();
-    let peer = Peer::local(ip).expect("peer");
-    let at = addr(43);
-    let listener = Listener::bind(&peer, at).expect("listen");
+    let (peer, at, listener) = listening(43);
     let srq = Srq::new(&peer, None).expect("srq");
     let inbox = Region::reg(&peer, vec![0u8; 64], Usage::RECV).unwrap();
     srq.recv(inbox.slice(0..32).unwrap(), 1).unwrap();
