@@ -25,7 +25,9 @@
 # write_wait, pingpong_wait: write and pingpong with an event-driven client
 # (BENCH_CLIENT_WAIT=wait), for which the report also gives rpma_cq_wait's
 # inclusive cost per call (libibverbs and the provider included: the event's
-# acknowledgement is there). The full run takes 15-18 minutes in the TCG
+# acknowledgement is there), and next_event: one rpma_conn_next_event on a
+# non-blocking fd with no event, whose inclusive cost (the failed read, the
+# error's log line through syslog) the report gives too. The full run takes 15-18 minutes in the TCG
 # guest (80 valgrind runs of 6-16 s each).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,7 +53,8 @@ if [ "${1:-}" = --guest ]; then
   checked=0 fails=0
   for cs in "read 8" "read 4096" "write 8" "write 4096" "atomic_write 8" "flush 8" "flush 4096" \
             "pingpong 8" "pingpong 4096" "write_imm 8" "write_imm 4096" "srq 8" "srq 4096" \
-            "conn 8" "mr 8" "mr 4096" "poll 8" "srq_recv 8" "write_wait 8" "pingpong_wait 8"; do
+            "conn 8" "mr 8" "mr 4096" "poll 8" "srq_recv 8" "write_wait 8" "pingpong_wait 8" \
+            "next_event 8"; do
     read -r c s <<<"$cs"
     echo "$c" | grep -Eq -- "$regex" || continue
     # CASE_wait: the case with an event-driven client (rpma_cq_wait)

@@ -4,24 +4,32 @@
 # bench/limit.sh
 #
 # Runs in the SoftRoCE guest. Three contenders on the same device in the same
-# boot, for each row "case size qd" of the matrix (case write, read or send;
-# sizes 64 B to 1 MiB in powers of 4; QD 1 and 16), in rounds whose order
-# rotates (verbs c ours, then c ours verbs, then ours verbs c):
+# boot, for each row "case size qd" of the matrix (case write, read, send or
+# flush; sizes 64 B to 1 MiB in powers of 4; QD 1 and 16), in rounds whose
+# order rotates (verbs c ours, then c ours verbs, then ours verbs c):
 #   verbs  perftest's ib_<case>_bw on rdma_cm (-R), every work request
-#          signalled (-Q 1) as the libraries' runs are, QD as its tx depth
+#          signalled (-Q 1) as the libraries' runs are, QD as its tx depth;
+#          for flush, verbs-bench (beside BIN): a write and an 8-byte read,
+#          or with RPMA_BENCH_FLUSH=visibility (Debian 13's stack) a write
+#          and a native FLUSH
 #   c      rpma-bench on Debian's C librpma (server and client)
 #   ours   rpma-bench on ours
-# and, at QD 1, the latency of raw verbs from perftest's ib_<case>_lat
-# (write and send: half a ping-pong's round trip, as perftest reports it;
-# the libraries' figure is from posting to the completion).
+# and, at QD 1, the latency of raw verbs: perftest's ib_<case>_lat for write
+# and send (half a ping-pong's round trip, as perftest reports it), and
+# verbs-bench for read and flush (from posting to the completion, as the
+# libraries' figure is; ib_read_lat fails over rdma_cm on rxe).
 # Prints per run
 #   RESULT lib=verbs|c|ours round=R case=.. size=.. qd=.. ops_s=.. mb_s=.. cpu_us_op=.. [p50_us=.. p99_us=..]
 #   LAT lib=verbs round=R case=.. size=.. p50_us=.. p99_us=..
 # or FAIL lines. rpma-bench's send is one-way, as ib_send_bw's is. Then, of
 # the libraries only: "mr SIZE 1" (registration and deregistration, 4 KiB
-# to 1 GiB) and "conn 8 1" (connections set up and torn down).
+# to 1 GiB), "conn 8 1" (connections set up and torn down), and
+# "scale_write 64 N", "scale_srq 64 N": N connections (1 to 64) on one
+# endpoint, one operation in flight on each (a write; a ping-pong the server
+# receives through one shared receive queue).
 set -u
 bin=$1 rounds=$2 secs=$3 rows=${4:-.}
+vbin=$(dirname "$bin")/verbs-bench
 ip=${RPMA_TESTING_IP:?not in the rxe guest}
 here=$(cd "$(dirname "$0")" && pwd)
 ours=$(realpath "${RPMA_BENCH_OURS:-$here/../build/lib/librpma.so.0}")
@@ -32,7 +40,7 @@ start_all=$SECONDS
 verbs_port=7491
 
 matrix=()
-for c in write read send; do
+for c in write read send flush; do
   for s in 64 256 1024 4096 16384 65536 262144 1048576; do
     for q in 1 16; do matrix+=("$c $s $q"); done
   done
@@ -41,6 +49,9 @@ done
 # from 4 KiB to 1 GiB, and the connection set-up rate (connect to delete)
 for s in 4096 65536 1048576 16777216 268435456 1073741824; do matrix+=("mr $s 1"); done
 matrix+=("conn 8 1")
+for c in scale_write scale_srq; do
+  for n in 1 2 4 8 16 32 64; do matrix+=("$c 64 $n"); done
+done
 sel=()
 for m in "${matrix[@]}"; do
   if echo "$m" | grep -Eq -- "$rows"; then sel+=("$m"); fi
@@ -54,6 +65,36 @@ who=limit-guest
 trap stop_servers EXIT
 pin_cpus
 start_servers
+
+# verbs-bench on both ends (read, flush): prints the RESULT line (and at
+# QD 1 the LAT line), or FAIL; with lat_only, the LAT line only
+run_verbs_bench() {
+  local r=$1 c=$2 s=$3 q=$4 what=${5:-all} vc=$2 out=$tmp/vb.out
+  [ "$c" = flush ] && [ "${RPMA_BENCH_FLUSH:-}" = visibility ] && vc=flush_native
+  "${pin_server[@]}" timeout $((secs + 60)) "$vbin" server "$ip" $((verbs_port + 2)) >"$tmp/vb.srv" 2>&1 &
+  local spid=$!
+  for _ in $(seq 50); do grep -q '^listening' "$tmp/vb.srv" && break; sleep 0.1; done
+  "${pin_client[@]}" timeout $((secs + 60)) "$vbin" client "$ip" $((verbs_port + 2)) "$vc" "$s" "$q" "$secs" \
+    >"$out" 2>&1
+  local rc=$? line=
+  wait "$spid"
+  local src=$?
+  line=$(grep '^RESULT ' "$out")
+  if [ $rc -ne 0 ] || [ $src -ne 0 ] || [ -z "$line" ]; then
+    echo "FAIL lib=verbs round=$r case=$c size=$s qd=$q"
+    tail -n 5 "$out" "$tmp/vb.srv" | sed 's/^/  | /'
+    return
+  fi
+  line=${line/ case=$vc / case=$c }
+  local ops p50 p99
+  ops=$(sed -n 's/.* ops_s=\([0-9.]*\).*/\1/p' <<<"$line")
+  p50=$(sed -n 's/.* p50_us=\([0-9.]*\).*/\1/p' <<<"$line")
+  p99=$(sed -n 's/.* p99_us=\([0-9.]*\).*/\1/p' <<<"$line")
+  [ "$q" = 1 ] && echo "LAT lib=verbs round=$r case=$c size=$s p50_us=$p50 p99_us=$p99"
+  [ "$what" = lat_only ] && return
+  printf 'RESULT lib=verbs round=%s %s mb_s=%s\n' "$r" "${line#RESULT }" \
+    "$(awk -v o="$ops" -v s="$s" 'BEGIN { printf "%.2f", o * s / 1048576 }')"
+}
 
 # the CPU time (user + system) of the children, the last line `times`
 # printed in FILE, in microseconds
@@ -140,13 +181,20 @@ for r in $(seq "$rounds"); do
   for m in "${sel[@]}"; do
     read -r c s q <<<"$m"
     for l in $order; do
-      if [ "$l" = verbs ] && { [ "$c" = mr ] || [ "$c" = conn ]; }; then
+      if [ "$l" = verbs ] && [[ $c =~ ^(mr|conn|scale_.*)$ ]]; then
         continue
+      elif [ "$l" = verbs ] && [ "$c" = flush ]; then
+        run_verbs_bench "$r" "$c" "$s" "$q"
       elif [ "$l" = verbs ]; then
         run_verbs "$r" "$c" "$s" "$q"
         # ib_read_lat fails over rdma_cm on rxe ("Failed to handle RDMA CM
-        # event: Operation not supported", then a segfault): no read row
-        [ "$q" = 1 ] && [ "$c" != read ] && run_verbs_lat "$r" "$c" "$s"
+        # event: Operation not supported", then a segfault): verbs-bench
+        # measures the read's latency
+        if [ "$q" = 1 ] && [ "$c" = read ]; then
+          run_verbs_bench "$r" "$c" "$s" "$q" lat_only
+        elif [ "$q" = 1 ]; then
+          run_verbs_lat "$r" "$c" "$s"
+        fi
       else
         run_lib "$l" "$r" "$c" "$s" "$q"
       fi

@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # bench/limit.sh [--rounds R] [--secs S] [--rows REGEX] [--out FILE] [--plots DIR]
 #
-# Ours against the physical limit: raw verbs (perftest), Debian's C librpma
-# and ours on the same SoftRoCE device in one boot (bench/limit-guest.sh),
-# for write, read and send, 64 B to 1 MiB in powers of 4, QD 1 and 16.
+# Ours against the physical limit: raw verbs (perftest; bench/verbs-bench.c
+# where perftest has no such test), Debian's C librpma and ours on the same
+# SoftRoCE device in one boot (bench/limit-guest.sh), for write, read, send
+# and write+flush, 64 B to 1 MiB in powers of 4, QD 1 and 16; then of the
+# libraries alone registration, connection set-up and 1 to 64 connections.
 # The RESULT/LAT/FAIL lines go to FILE (default build/bench/limit.txt);
 # bench/limit_report.py prints the table (ratios to raw verbs and to C) and
 # writes the plots (PNG, gnuplot) to DIR (default build/bench/plots).
 # Defaults: 3 rounds of 2 s; --rows REGEX selects rows by "case size qd".
-# RXE_STACK=trixie runs on Debian 13's stack against its C 1.3.0.
+# RXE_STACK=trixie RPMA_BENCH_FLUSH=visibility runs on Debian 13's stack
+# against its C 1.3.0, with native flush (to visibility: the guest's RAM
+# cannot take a flush to persistence).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -32,7 +36,12 @@ mkdir -p "$build"
 out=${out:-$build/limit.txt}
 plots=${plots:-$build/plots}
 bin=$build/rpma-bench
-"$here/build-bench.sh" "$bin"
+# on Debian 13's stack, verbs-bench gets its rdma-core 56 headers and native flush
+if [ "${RXE_STACK:-bookworm}" = trixie ]; then
+  VERBS_HEADERS_ROOT=$("$root/softroce/stack-root" trixie) "$here/build-bench.sh" "$bin"
+else
+  "$here/build-bench.sh" "$bin"
+fi
 log=$build/limit.log
 cd "$root"
 set +e

@@ -10,7 +10,9 @@ median of the per-round ratios ours/verbs and ours/C, the CPU time per
 operation, and at QD 1 the latency (p50/p99) of each. With --plots DIR it
 writes DIR/latency-<case>.png (p50 at QD 1 against size) and
 DIR/bandwidth-<case>.png (MB/s at QD 16 against size), three lines each,
-with gnuplot.
+with gnuplot. The scale rows (scale_write, scale_srq: QD is the number of
+connections) get a table of throughput and set-up time per connection
+against the number of connections, and DIR/connections.png.
 """
 import os
 import statistics
@@ -86,8 +88,54 @@ def scale(runs):
     table(head, rows)
 
 
+SCALE_CASES = ("scale_write", "scale_srq")
+
+
+def connections(runs):
+    """The scale rows: throughput and set-up time against connections."""
+    for case in [c for c in SCALE_CASES if any(k[0] == c for k in runs)]:
+        size = min(k[1] for k in runs if k[0] == case)
+        print("\n%s (%s per operation, one in flight per connection)\n" % (case, size_name(size)))
+        head = ["connections", "C ops/s", "ours ops/s", "ours/C", "set-up us/conn C/ours",
+                "p50 us C/ours", "p99 us C/ours"]
+        rows = []
+        for key in sorted(k for k in runs if k[0] == case):
+            r = runs[key]
+            pair = lambda field: "/".join(fmt(median_of(r, lib, field)) for lib in ("c", "ours"))
+            rows.append([key[2], fmt(median_of(r, "c", "ops_s")), fmt(median_of(r, "ours", "ops_s")),
+                         fmt(ratio(r, "ours", "c", "ops_s")), pair("setup_us"), pair("p50_us"),
+                         pair("p99_us")])
+        table(head, rows)
+
+
+def plot_connections(runs, outdir):
+    """DIR/connections.png: ops/s of both libraries against connections."""
+    cases = [c for c in SCALE_CASES if any(k[0] == c for k in runs)]
+    if not cases:
+        return
+    lines = []
+    for case in cases:
+        dat = os.path.join(outdir, "connections-%s.dat" % case)
+        with open(dat, "w") as f:
+            f.write("# connections c ours (ops/s)\n")
+            for key in sorted(k for k in runs if k[0] == case):
+                vals = [median_of(runs[key], lib, "ops_s") for lib in ("c", "ours")]
+                f.write("%d %s\n" % (key[2], " ".join("NaN" if v is None else "%g" % v for v in vals)))
+        lines += ['"%s" using 1:2 with linespoints title "%s, C librpma"' % (dat, case),
+                  '"%s" using 1:3 with linespoints title "%s, ours"' % (dat, case)]
+    gp = os.path.join(outdir, "connections.gp")
+    with open(gp, "w") as f:
+        f.write('set terminal pngcairo size 800,500\nset output "%s"\nset logscale x 2\n'
+                'set title "throughput against connections (one operation in flight on each)"\n'
+                'set xlabel "connections"\nset ylabel "operations per second"\nset yrange [0:*]\n'
+                'set key bottom right\nset grid\nplot %s\n'
+                % (os.path.join(outdir, "connections.png"), ", ".join(lines)))
+    subprocess.run(["gnuplot", gp], check=True)
+    print("plot: %s/connections.png" % outdir)
+
+
 def report(runs, lat):
-    cases = [c for c in ("write", "read", "send") if any(k[0] == c for k in runs)]
+    cases = [c for c in ("write", "read", "send", "flush") if any(k[0] == c for k in runs)]
     for case in cases:
         print("\n%s\n" % case)
         head = ["size", "QD", "verbs MB/s", "C MB/s", "ours MB/s", "ours/verbs", "ours/C",
@@ -113,7 +161,7 @@ def report(runs, lat):
 def plots(runs, lat, outdir):
     os.makedirs(outdir, exist_ok=True)
     script = []
-    for case in [c for c in ("write", "read", "send") if any(k[0] == c for k in runs)]:
+    for case in [c for c in ("write", "read", "send", "flush") if any(k[0] == c for k in runs)]:
         for what, qd, ylabel in (("latency", 1, "p50 latency at QD 1 (us)"),
                                  ("bandwidth", 16, "bandwidth at QD 16 (MB/s)")):
             keys = sorted(k for k in runs if k[0] == case and k[2] == qd)
@@ -163,8 +211,10 @@ def main(argv):
     runs, lat = load(args)
     report(runs, lat)
     scale(runs)
+    connections(runs)
     if outdir:
         plots(runs, lat, outdir)
+        plot_connections(runs, outdir)
     return 0
 
 

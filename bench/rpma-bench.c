@@ -35,6 +35,20 @@
  *   srq_recv             one rpma_srq_recv of SIZE bytes on an SRQ of
  *                        SRQ_RECV_SLOTS receives that nothing consumes (no
  *                        server; at most SRQ_RECV_SLOTS ops, warm-up included)
+ *   next_event           one rpma_conn_next_event on the connection's event
+ *                        fd made non-blocking, with no event there (the
+ *                        call fails with RPMA_E_PROVIDER, as both libraries
+ *                        report EAGAIN: the cost of polling for events)
+ *   scale_write          QD is the number of connections (1..MAX_CONNS) to
+ *                        the server, all set up before the run; each keeps
+ *                        one rpma_write of SIZE (at most SCALE_SIZE_MAX) in
+ *                        flight; ops/s is their sum
+ *   scale_srq            as scale_write, but each connection's op is a
+ *                        ping-pong (as srq), and the server receives all of
+ *                        them through its one rpma_srq
+ * The scale cases end their RESULT line with setup_us=..: the mean time to
+ * set up one of the N connections (request, connect, ESTABLISHED, the
+ * server's private data read), set up one after another.
  * QD operations are kept in flight; each completion posts the next one.
  * After 100 warm-up operations (see BENCH_WARMUP) the client measures for
  * SECONDS or exactly OPS operations and prints one line
@@ -56,7 +70,11 @@
  *   BENCH_SERVER_POLL  how the server waits for completions (pingpong,
  *                      write_imm, srq): "busy" (default: busy-polls
  *                      rpma_cq_get_wc) or "wait" (sleeps on the CQs'
- *                      completion channels, rpma_cq_wait)
+ *                      completion channels, rpma_cq_wait) or "events"
+ *                      (busy-polls, and after every empty poll calls
+ *                      rpma_conn_next_event on the connection's event fd
+ *                      made non-blocking, as a single-threaded program
+ *                      polling everything in one loop would)
  *   BENCH_SERVER_IDLE  seconds the server waits for a connection (default 3600)
  *   BENCH_CLIENT_WAIT  how the client of a connected case waits: "busy"
  *                      (default: rpma_cq_get_wc until something comes) or
@@ -80,6 +98,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -99,10 +118,12 @@
 #define SLOT_MAX 1048576 /* 1 MiB: the largest operation */
 #define REGION_SIZE (SLOTS * SLOT_MAX)
 #define SRV_RECV_BUFS 32     /* server receive buffers of SLOT_MAX (pingpong) */
-#define SRV_SRQ_BUFS 32      /* SRQ receive buffers of SLOT_MAX */
+#define SRV_SRQ_BUFS 64      /* SRQ receive buffers of SLOT_MAX: one per connection */
 #define SRV_IMM_RECVS 128    /* receives kept posted for write_imm */
 #define WARMUP_OPS 100
 #define MAX_WC 32
+#define MAX_CONNS 64         /* the scale cases' connections */
+#define SCALE_SIZE_MAX 65536 /* the scale cases' largest operation */
 
 #define REQ_MAGIC "RPB1"
 #define REP_MAGIC "RPB2"
@@ -112,7 +133,8 @@
 
 enum bcase {
 	C_NONE = 0, C_READ, C_WRITE, C_ATOMIC, C_FLUSH, C_PINGPONG, C_WRITE_IMM,
-	C_SRQ, C_CONN, C_MR, C_POLL, C_SRQ_RECV, C_SEND, C_QUIT
+	C_SRQ, C_CONN, C_MR, C_POLL, C_SRQ_RECV, C_SEND, C_NEXT_EVENT,
+	C_SCALE_WRITE, C_SCALE_SRQ, C_QUIT
 };
 
 static const char *const case_names[] = {
@@ -120,7 +142,8 @@ static const char *const case_names[] = {
 	[C_ATOMIC] = "atomic_write", [C_FLUSH] = "flush",
 	[C_PINGPONG] = "pingpong", [C_WRITE_IMM] = "write_imm",
 	[C_SRQ] = "srq", [C_CONN] = "conn", [C_MR] = "mr", [C_POLL] = "poll",
-	[C_SRQ_RECV] = "srq_recv", [C_SEND] = "send", [C_QUIT] = "quit",
+	[C_SRQ_RECV] = "srq_recv", [C_SEND] = "send", [C_NEXT_EVENT] = "next_event",
+	[C_SCALE_WRITE] = "scale_write", [C_SCALE_SRQ] = "scale_srq", [C_QUIT] = "quit",
 };
 
 /* connect private data (client -> server; at most 56 bytes on RoCE) */
@@ -313,7 +336,34 @@ struct server {
 	int srq_posted;
 	int srq_next;
 	int busy;	/* busy-poll the CQs (else sleep on their channels) */
+	int events;	/* busy: take events from a non-blocking fd after empty polls */
+	/* the scale cases' connections and their QP numbers */
+	struct rpma_conn *conns[MAX_CONNS];
+	uint32_t qpn[MAX_CONNS];
+	int nconns;
 };
+
+/* the srq and scale_srq cases receive through the server's SRQ */
+static int on_srq(enum bcase c)
+{
+	return c == C_SRQ || c == C_SCALE_SRQ;
+}
+
+/* the scale connection whose QP has number qpn */
+static struct rpma_conn *srv_conn_of(const struct server *s, uint32_t qpn)
+{
+	for (int i = 0; i < s->nconns; i++)
+		if (s->qpn[i] == qpn)
+			return s->conns[i];
+	die("server: a receive on QP %u, which no connection has", qpn);
+}
+
+static void set_nonblocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		die("fcntl: %s", strerror(errno));
+}
 
 static void srv_srq_topup(struct server *s)
 {
@@ -362,20 +412,33 @@ static void srv_poll(struct server *s, struct rpma_conn *conn, struct rpma_cq *c
 						SLOT_MAX, (void *)(uintptr_t)b));
 				break;
 			}
-			if (c == C_SRQ) {
+			if (on_srq(c)) {
 				s->srq_posted--;
 				srv_srq_topup(s);
 			} else {
 				CHECK(rpma_recv(conn, s->rbuf_mr, b * SLOT_MAX, SLOT_MAX,
 						(void *)(uintptr_t)b));
 			}
-			CHECK(rpma_send(conn, s->sbuf_mr, 0, size,
-					RPMA_F_COMPLETION_ALWAYS, NULL));
+			CHECK(rpma_send(c == C_SCALE_SRQ ? srv_conn_of(s, wc[i].qp_num) : conn,
+					s->sbuf_mr, 0, size, RPMA_F_COMPLETION_ALWAYS, NULL));
 			break;
 		default:
 			die("server: unexpected completion opcode %d", (int)wc[i].opcode);
 		}
 	}
+}
+
+/*
+ * what a connection event means to a served connection: 1 when it is
+ * CLOSED, 0 for ESTABLISHED; any other event ends the server
+ */
+static int srv_event(enum rpma_conn_event ev)
+{
+	if (ev == RPMA_CONN_ESTABLISHED)
+		return 0;
+	if (ev == RPMA_CONN_CLOSED)
+		return 1;
+	die("server: unexpected connection event %s", rpma_utils_conn_event_2str(ev));
 }
 
 /*
@@ -393,12 +456,16 @@ static void srv_serve(struct server *s, struct rpma_conn *conn, enum bcase c, ui
 	CHECK(rpma_cq_get_fd(s->srq_rcq, &pfd[2].fd));
 	const int active = (c == C_PINGPONG || c == C_WRITE_IMM || c == C_SRQ || c == C_SEND);
 	const int busy = active && s->busy;
+	const int events = busy && s->events;
 	const nfds_t nfds = !active ? 1 : c == C_SRQ ? 3 : 2;
 	/* a connection may live long (valgrind clients): 20 x the wait deadline */
 	const uint64_t limit = (uint64_t)timeout_ms() * 20 * 1000000ull;
 	uint64_t last = now_ns();
 	unsigned spin = 0;
+	if (events)
+		set_nonblocking(pfd[0].fd);
 	for (;;) {
+		enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 		int ready;
 		if (busy) {
 			int progress = 0;
@@ -409,9 +476,18 @@ static void srv_serve(struct server *s, struct rpma_conn *conn, enum bcase c, ui
 				spin = 0;
 				continue;
 			}
-			if (++spin % 1024 != 0)
-				continue;
-			ready = poll(pfd, 1, 0);
+			++spin;
+			if (events) {
+				/* no event yet: the non-blocking fd's EAGAIN */
+				int rc = rpma_conn_next_event(conn, &ev);
+				ready = rc != RPMA_E_PROVIDER;
+				if (ready)
+					CHECK(rc);
+			} else {
+				if (spin % 1024 != 0)
+					continue;
+				ready = poll(pfd, 1, 0);
+			}
 			if (ready == 0) {
 				uint64_t t = now_ns();
 				if (spin % (1024 * 1024) == 0 && t - last > limit)
@@ -442,15 +518,96 @@ static void srv_serve(struct server *s, struct rpma_conn *conn, enum bcase c, ui
 		}
 		if (ready < 0)
 			die("server: poll: %s", strerror(errno));
-		enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-		CHECK(rpma_conn_next_event(conn, &ev));
+		if (!events)
+			CHECK(rpma_conn_next_event(conn, &ev));
 		last = now_ns();
-		if (ev == RPMA_CONN_ESTABLISHED)
-			continue;
-		if (ev == RPMA_CONN_CLOSED)
+		if (srv_event(ev))
 			break;
-		die("server: unexpected connection event %s", rpma_utils_conn_event_2str(ev));
 	}
+}
+
+/* the accept private data, the same for every connection */
+static struct rpma_conn_private_data srv_rep(struct server *s)
+{
+	struct rpma_conn_private_data rep = {&s->rep, (uint8_t)sizeof(s->rep)};
+	return rep;
+}
+
+/*
+ * the scale cases: conn (already accepted) is the first of n connections;
+ * accepts the other n - 1, serves all of them until every one is CLOSED
+ * (scale_srq: answers each receive of the SRQ on the connection that
+ * brought it), disconnecting each as it closes, then deletes them
+ */
+static void srv_scale(struct server *s, struct rpma_ep *ep, struct rpma_conn *conn,
+		      enum bcase c, uint32_t size, int n)
+{
+	struct pollfd pfd[MAX_CONNS];
+	int closed[MAX_CONNS] = {0};
+	struct rpma_conn_private_data rep = srv_rep(s);
+	int epfd;
+	CHECK(rpma_ep_get_fd(ep, &epfd));
+	s->nconns = 0;
+	for (int i = 0; i < n; i++) {
+		if (i > 0) {
+			struct pollfd e = {.fd = epfd, .events = POLLIN};
+			if (poll(&e, 1, timeout_ms()) != 1)
+				die("server: %s: connection %d of %d did not come", case_names[c], i + 1, n);
+			struct rpma_conn_req *req = NULL;
+			CHECK(rpma_ep_next_conn_req(ep, on_srq(c) ? s->cfg_srq : s->cfg, &req));
+			CHECK(rpma_conn_req_connect(&req, &rep, &conn));
+		}
+		s->conns[i] = conn;
+		CHECK(rpma_conn_get_qp_num(conn, &s->qpn[i]));
+		CHECK(rpma_conn_get_event_fd(conn, &pfd[i].fd));
+		pfd[i].events = POLLIN;
+		s->nconns++;
+	}
+	const uint64_t limit = (uint64_t)timeout_ms() * 20 * 1000000ull;
+	uint64_t last = now_ns();
+	unsigned spin = 0;
+	for (int left = n; left > 0;) {
+		int ready;
+		if (c == C_SCALE_SRQ) {
+			int progress = 0;
+			srv_poll(s, NULL, s->srq_rcq, c, size, &progress);
+			for (int i = 0; i < n; i++) {
+				struct rpma_cq *cq = NULL;
+				CHECK(rpma_conn_get_cq(s->conns[i], &cq));
+				srv_poll(s, s->conns[i], cq, c, size, &progress);
+			}
+			if (progress || ++spin % 1024 != 0)
+				continue;
+			ready = poll(pfd, (nfds_t)n, 0);
+		} else {
+			ready = poll(pfd, (nfds_t)n, (int)(limit / 1000000ull));
+		}
+		if (ready < 0)
+			die("server: poll: %s", strerror(errno));
+		uint64_t t = now_ns();
+		if (ready == 0) {
+			if (t - last > limit)
+				die("server: %s: connections idle beyond the deadline", case_names[c]);
+			continue;
+		}
+		last = t;
+		for (int i = 0; i < n; i++) {
+			if (!pfd[i].revents || closed[i])
+				continue;
+			enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+			CHECK(rpma_conn_next_event(s->conns[i], &ev));
+			if (srv_event(ev)) {
+				/* the client's disconnect completes with ours */
+				CHECK(rpma_conn_disconnect(s->conns[i]));
+				closed[i] = 1;
+				pfd[i].fd = -1; /* poll skips it */
+				left--;
+			}
+		}
+	}
+	for (int i = 0; i < n; i++)
+		CHECK(rpma_conn_delete(&s->conns[i]));
+	s->nconns = 0;
 }
 
 static int srv_one(struct server *s, struct rpma_ep *ep, int on_srq_port)
@@ -467,8 +624,10 @@ static int srv_one(struct server *s, struct rpma_ep *ep, int on_srq_port)
 	}
 	memcpy(&rq, pd.ptr, sizeof(rq));
 	enum bcase c = (enum bcase)rq.bcase;
+	const int scale = c == C_SCALE_WRITE || c == C_SCALE_SRQ;
 	if (memcmp(rq.magic, REQ_MAGIC, 4) != 0 || c <= C_NONE || c > C_QUIT ||
-	    c == C_MR || rq.size > SLOT_MAX || (c == C_SRQ) != (on_srq_port != 0)) {
+	    c == C_MR || rq.size > SLOT_MAX || on_srq(c) != (on_srq_port != 0) ||
+	    (scale && (rq.size > SCALE_SIZE_MAX || rq.qd < 1 || rq.qd > MAX_CONNS))) {
 		fprintf(stderr, "rpma-bench server: a bad request (case %u on %s port); rejected\n",
 			rq.bcase, on_srq_port ? "the srq" : "the main");
 		CHECK(rpma_conn_req_delete(&req));
@@ -487,12 +646,16 @@ static int srv_one(struct server *s, struct rpma_ep *ep, int on_srq_port)
 			CHECK(rpma_conn_req_recv(req, s->rbuf_mr,
 						 (size_t)(b % SRV_RECV_BUFS) * SLOT_MAX,
 						 SLOT_MAX, (void *)(uintptr_t)b));
-	} else if (c == C_SRQ) {
+	} else if (on_srq(c)) {
 		srv_srq_topup(s);
 	}
-	struct rpma_conn_private_data rep = {&s->rep, (uint8_t)sizeof(s->rep)};
+	struct rpma_conn_private_data rep = srv_rep(s);
 	struct rpma_conn *conn = NULL;
 	CHECK(rpma_conn_req_connect(&req, &rep, &conn));
+	if (scale) {
+		srv_scale(s, ep, conn, c, rq.size, (int)rq.qd);
+		return 1;
+	}
 	srv_serve(s, conn, c, rq.size);
 	CHECK(rpma_conn_disconnect(conn));
 	CHECK(rpma_conn_delete(&conn));
@@ -517,9 +680,10 @@ static int run_server(const char *addr, const char *port)
 	struct server s;
 	memset(&s, 0, sizeof(s));
 	const char *mode = getenv("BENCH_SERVER_POLL");
-	s.busy = mode == NULL || strcmp(mode, "busy") == 0;
+	s.events = mode != NULL && strcmp(mode, "events") == 0;
+	s.busy = mode == NULL || strcmp(mode, "busy") == 0 || s.events;
 	if (!s.busy && strcmp(mode, "wait") != 0)
-		die("BENCH_SERVER_POLL must be busy or wait");
+		die("BENCH_SERVER_POLL must be busy, wait or events");
 	char lib[PATH_MAX];
 	check_own_lib(lib, sizeof(lib));
 	if (strlen(lib) >= LIB_PATH_MAX)
@@ -641,7 +805,17 @@ struct client {
 	int event_driven;       /* BENCH_CLIENT_WAIT=wait */
 	uint64_t phase_ns[4];   /* conn: the sums of its four phases */
 	uint64_t phase_n;       /* conn: cycles summed there */
+	/* the scale cases' connections, set up in setup_ns */
+	struct rpma_conn *conns[MAX_CONNS];
+	struct rpma_cq *cqs[MAX_CONNS];
+	int nconns;
+	uint64_t setup_ns;
 };
+
+static int is_scale(enum bcase c)
+{
+	return c == C_SCALE_WRITE || c == C_SCALE_SRQ;
+}
 
 static void cli_pd(const struct client *k, enum bcase c, struct req_pd *rq)
 {
@@ -652,10 +826,14 @@ static void cli_pd(const struct client *k, enum bcase c, struct req_pd *rq)
 	rq->qd = (uint32_t)k->qd;
 }
 
+/*
+ * connects k->conn; the first connection also makes k->rmr and k->rpcfg
+ * from the server's private data
+ */
 static void cli_connect(struct client *k)
 {
 	char p1[16];
-	const char *port = k->c == C_SRQ ? port_plus_one(k->port, p1, sizeof(p1)) : k->port;
+	const char *port = on_srq(k->c) ? port_plus_one(k->port, p1, sizeof(p1)) : k->port;
 	struct rpma_conn_req *req = NULL;
 	CHECK(rpma_conn_req_new(k->peer, k->addr, port, k->cfg, &req));
 	struct req_pd rq;
@@ -675,22 +853,41 @@ static void cli_connect(struct client *k)
 	rep.lib[LIB_PATH_MAX - 1] = '\0';
 	if (strcmp(rep.lib, k->lib) != 0 && getenv("BENCH_ALLOW_MIXED") == NULL)
 		die("the server runs on %s, this client on %s", rep.lib, k->lib);
-	CHECK(rpma_mr_remote_from_descriptor(rep.desc, rep.mr_desc_size, &k->rmr));
-	CHECK(rpma_peer_cfg_from_descriptor(rep.desc + rep.mr_desc_size,
-					    rep.pcfg_desc_size, &k->rpcfg));
+	if (k->rmr == NULL) {
+		CHECK(rpma_mr_remote_from_descriptor(rep.desc, rep.mr_desc_size, &k->rmr));
+		CHECK(rpma_peer_cfg_from_descriptor(rep.desc + rep.mr_desc_size,
+						    rep.pcfg_desc_size, &k->rpcfg));
+		size_t rsize = 0;
+		CHECK(rpma_mr_remote_get_size(k->rmr, &rsize));
+		if (rsize < REGION_SIZE)
+			die("the server's region is too small (%zu)", rsize);
+	}
 	CHECK(rpma_conn_apply_remote_peer_cfg(k->conn, k->rpcfg));
-	size_t rsize = 0;
-	CHECK(rpma_mr_remote_get_size(k->rmr, &rsize));
-	if (rsize < REGION_SIZE)
-		die("the server's region is too small (%zu)", rsize);
 	CHECK(rpma_conn_get_cq(k->conn, &k->cq));
+}
+
+/* connects the case's connections: one, or QD for the scale cases */
+static void cli_connect_all(struct client *k)
+{
+	const int n = is_scale(k->c) ? k->qd : 1;
+	uint64_t t0 = now_ns();
+	for (int i = 0; i < n; i++) {
+		cli_connect(k);
+		k->conns[i] = k->conn;
+		k->cqs[i] = k->cq;
+	}
+	k->setup_ns = now_ns() - t0;
+	k->nconns = n;
 }
 
 static void cli_disconnect(struct client *k)
 {
-	CHECK(rpma_conn_disconnect(k->conn));
-	expect_event(k->conn, RPMA_CONN_CLOSED);
-	CHECK(rpma_conn_delete(&k->conn));
+	for (int i = 0; i < k->nconns; i++) {
+		CHECK(rpma_conn_disconnect(k->conns[i]));
+		expect_event(k->conns[i], RPMA_CONN_CLOSED);
+		CHECK(rpma_conn_delete(&k->conns[i]));
+	}
+	k->conn = NULL;
 	CHECK(rpma_mr_remote_delete(&k->rmr));
 	CHECK(rpma_peer_cfg_delete(&k->rpcfg));
 }
@@ -834,6 +1031,71 @@ cli_loop(struct client *k, enum bcase c, struct run *r)
 	r->done = done;
 }
 
+/*
+ * the measured loop of the scale cases: one op in flight on each of the
+ * connections (scale_write: a write; scale_srq: a ping-pong, which ends at
+ * its receive), which are polled in turn
+ */
+static void cli_scale(struct client *k, struct run *r)
+{
+	uint64_t tpost[MAX_CONNS];
+	struct ibv_wc wc[2];
+	const enum bcase op = k->c == C_SCALE_SRQ ? C_SRQ : C_WRITE;
+	const uint64_t limit = r->nops ? r->nops : r->cap;
+	const uint64_t tmo = (uint64_t)timeout_ms() * 1000000ull;
+	uint64_t posted = 0, done = 0;
+	unsigned spin = 0;
+	int rc, n;
+
+	uint64_t t = now_ns();
+	r->t_start = t;
+	const uint64_t end_ns = t + r->secs_ns;
+	const uint64_t stop_ns = r->warmup_ns ? t + r->warmup_ns : UINT64_MAX;
+	uint64_t last = t;
+	for (int i = 0; i < k->nconns && posted < limit; i++) {
+		k->conn = k->conns[i];
+		tpost[i] = now_ns();
+		if ((rc = cli_post(k, op, i)))
+			die("posting %s: %s", case_names[k->c], rpma_err_2str(rc));
+		posted++;
+	}
+	while (done < posted) {
+		for (int i = 0; i < k->nconns; i++) {
+			rc = rpma_cq_get_wc(k->cqs[i], 2, wc, &n);
+			k->polls++;
+			if (rc == RPMA_E_NO_COMPLETION) {
+				k->empty_polls++;
+				continue;
+			}
+			if (rc)
+				die("rpma_cq_get_wc: %s", rpma_err_2str(rc));
+			for (int j = 0; j < n; j++) {
+				if (wc[j].status != IBV_WC_SUCCESS)
+					die("%s: completion error status %d (opcode %d)", case_names[k->c],
+					    (int)wc[j].status, (int)wc[j].opcode);
+				if (op == C_SRQ && wc[j].opcode == IBV_WC_SEND)
+					continue;
+				t = now_ns();
+				last = t;
+				if (r->lat)
+					r->lat[done] = t - tpost[i];
+				done++;
+				if (posted < limit && (r->nops ? t < stop_ns : t < end_ns)) {
+					k->conn = k->conns[i];
+					tpost[i] = t;
+					if ((rc = cli_post(k, op, i)))
+						die("posting %s: %s", case_names[k->c], rpma_err_2str(rc));
+					posted++;
+				}
+			}
+		}
+		if (++spin % 4096 == 0 && now_ns() - last > tmo)
+			die("%s: no completion within the deadline", case_names[k->c]);
+	}
+	r->t_end = now_ns();
+	r->done = done;
+}
+
 /* one connect/disconnect cycle; verify: check the server's library */
 static void cli_conn_op(struct client *k, int verify)
 {
@@ -894,6 +1156,14 @@ static void cli_serial(struct client *k, struct run *r, void *mrbuf)
 		case C_SRQ_RECV:
 			CHECK(rpma_srq_recv(k->srq, k->srq_mr, 0, k->size, NULL));
 			break;
+		case C_NEXT_EVENT: {
+			enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+			int rc = rpma_conn_next_event(k->conn, &ev);
+			if (rc != RPMA_E_PROVIDER)
+				die("next_event: a connection with no event gave %s (%s)",
+				    rpma_err_2str(rc), rpma_utils_conn_event_2str(ev));
+			break;
+		}
 		case C_POLL: {
 			int n = 0;
 			int rc = rpma_cq_get_wc(k->cq, 1, &wc, &n);
@@ -926,6 +1196,8 @@ static void cli_run(struct client *k, struct run *r, void *mrbuf)
 	case C_WRITE_IMM: cli_loop(k, C_WRITE_IMM, r); break;
 	case C_SEND: cli_loop(k, C_SEND, r); break;
 	case C_SRQ: cli_loop(k, C_SRQ, r); break;
+	case C_SCALE_WRITE:
+	case C_SCALE_SRQ: cli_scale(k, r); break;
 	default: cli_serial(k, r, mrbuf); break;
 	}
 }
@@ -956,7 +1228,8 @@ static void usage(void)
 		"usage: rpma-bench server ADDR PORT\n"
 		"       rpma-bench client ADDR PORT CASE SIZE QD (-t SECONDS | -n OPS)\n"
 		"       rpma-bench quit ADDR PORT\n"
-		"cases: read write atomic_write flush pingpong write_imm send srq conn mr poll\n");
+		"cases: read write atomic_write flush pingpong write_imm send srq conn mr poll\n"
+		"       srq_recv next_event scale_write scale_srq (QD: connections)\n");
 	exit(1);
 }
 
@@ -1010,7 +1283,10 @@ static int run_client(int argc, char **argv)
 	/* a registration may be larger than an operation: 1 GiB */
 	if (k.size > (k.c == C_MR ? (size_t)1 << 30 : (size_t)SLOT_MAX))
 		die("SIZE must be at most %d (mr: 1 GiB)", SLOT_MAX);
-	if (k.qd > SLOTS)
+	if (is_scale(k.c) && (k.qd > MAX_CONNS || k.size > SCALE_SIZE_MAX))
+		die("%s: at most %d connections of SIZE up to %d", argv[4], MAX_CONNS,
+		    SCALE_SIZE_MAX);
+	if (!is_scale(k.c) && k.qd > SLOTS)
 		die("QD must be at most %d", SLOTS);
 	if (k.c == C_ATOMIC && k.size != 8)
 		die("atomic_write needs SIZE 8");
@@ -1061,7 +1337,12 @@ static int run_client(int argc, char **argv)
 		CHECK(rpma_mr_reg(k.peer, k.buf, 2 * (size_t)REGION_SIZE,
 				  RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC |
 				  RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &k.lmr));
-		cli_connect(&k);
+		cli_connect_all(&k);
+	}
+	if (k.c == C_NEXT_EVENT) {
+		int fd;
+		CHECK(rpma_conn_get_event_fd(k.conn, &fd));
+		set_nonblocking(fd);
 	}
 
 	/*
@@ -1118,14 +1399,18 @@ static int run_client(int argc, char **argv)
 	double secs = (double)(r.t_end - r.t_start) / 1e9;
 	qsort(r.lat, r.done, sizeof(uint64_t), cmp_u64);
 	printf("RESULT case=%s size=%zu qd=%d ops=%" PRIu64 " secs=%.6f ops_s=%.1f"
-	       " p50_us=%.2f p99_us=%.2f cpu_us_op=%.3f\n",
+	       " p50_us=%.2f p99_us=%.2f cpu_us_op=%.3f",
 	       case_names[k.c], k.size, k.qd, r.done, secs,
 	       secs > 0 ? (double)r.done / secs : 0.0,
 	       pct_us(r.lat, r.done, 0.50), pct_us(r.lat, r.done, 0.99),
 	       r.done ? cpu_us / (double)r.done : 0.0);
+	if (is_scale(k.c))
+		printf(" setup_us=%.1f", (double)k.setup_ns / 1e3 / k.qd);
+	printf("\n");
 	fflush(stdout);
 	fprintf(stderr, "STATS empty_polls=%" PRIu64 " polls=%" PRIu64 " waits=%" PRIu64 "\n",
 		k.empty_polls, k.polls, k.waits);
+
 	if (k.phase_n)
 		fprintf(stderr, "PHASES cycles=%" PRIu64 " req_new_us=%.1f established_us=%.1f"
 			" closed_us=%.1f delete_us=%.1f\n", k.phase_n,

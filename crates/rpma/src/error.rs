@@ -216,7 +216,11 @@ impl fmt::Display for Errno {
             }
             CStr::from_ptr(buf.as_ptr())
         };
-        f.write_str(&text.to_string_lossy())
+        // strerror's texts are ASCII; the lossy copy is for a locale's
+        match text.to_str() {
+            Ok(text) => f.write_str(text),
+            Err(_) => f.write_str(&text.to_string_lossy()),
+        }
     }
 }
 

@@ -402,14 +402,25 @@ impl<const N: usize> Text<N> {
     }
 
     fn push(&mut self, byte: u8) {
-        if byte != 0 && self.len + 1 < N {
-            self.bytes[self.len] = byte;
-            self.len += 1;
+        self.extend(&[byte]);
+    }
+
+    /// Appends `bytes` without their NUL bytes. A message may be logged on
+    /// every failed poll of a non-blocking fd, so text without NULs (all
+    /// of it in practice) is one copy, not a loop over its bytes.
+    fn extend(&mut self, bytes: &[u8]) {
+        if bytes.contains(&0) {
+            bytes.split(|&b| b == 0).for_each(|run| self.append(run));
+        } else {
+            self.append(bytes);
         }
     }
 
-    fn extend(&mut self, bytes: &[u8]) {
-        bytes.iter().for_each(|&b| self.push(b));
+    /// Appends as much of `bytes` as fits.
+    fn append(&mut self, bytes: &[u8]) {
+        let n = bytes.len().min(N - 1 - self.len);
+        self.bytes[self.len..self.len + n].copy_from_slice(&bytes[..n]);
+        self.len += n;
     }
 
     fn as_bytes(&self) -> &[u8] {
