@@ -12,7 +12,9 @@ writes DIR/latency-<case>.png (p50 at QD 1 against size) and
 DIR/bandwidth-<case>.png (MB/s at QD 16 against size), three lines each,
 with gnuplot. The scale rows (scale_write, scale_srq: QD is the number of
 connections) get a table of throughput and set-up time per connection
-against the number of connections, and DIR/connections.png.
+against the number of connections, and DIR/connections.png. --compact prints one table for all
+of write, read, send and flush instead (a row per case and size, QD 1 and
+16 side by side), as BENCHMARKS.md shows it.
 """
 import os
 import statistics
@@ -158,6 +160,34 @@ def report(runs, lat):
         table(head, rows)
 
 
+def ahead(rounds, a, b, field):
+    """How many of the rounds both ran a was ahead of b in, of how many."""
+    both = [r for r in rounds.get(a, {}) if r in rounds.get(b, {})]
+    won = sum(float(rounds[a][r][field]) > float(rounds[b][r][field]) for r in both)
+    return won, len(both)
+
+
+def compact(runs, lat):
+    """One table: per case and size, QD 1 and QD 16 side by side."""
+    head = ["case", "size", "ours MB/s QD 1 / 16", "ours/verbs QD 1 / 16", "ours/C QD 1 / 16",
+            "rounds ours ahead of C", "p50 us QD 1 verbs / C / ours"]
+    rows = []
+    for case in [c for c in ("write", "read", "send", "flush") if any(k[0] == c for k in runs)]:
+        for size in sorted({k[1] for k in runs if k[0] == case}):
+            per_qd = [runs.get((case, size, qd), {}) for qd in (1, 16)]
+            pair = lambda f: " / ".join(f(r) for r in per_qd)
+            won = [ahead(r, "ours", "c", "ops_s") for r in per_qd]
+            r1 = per_qd[0]
+            p50 = [med([float(d["p50_us"]) for d in lat.get((case, size, 1), [])]),
+                   median_of(r1, "c", "p50_us"), median_of(r1, "ours", "p50_us")]
+            rows.append([case, size_name(size), pair(lambda r: fmt(median_of(r, "ours", "mb_s"))),
+                         pair(lambda r: fmt(ratio(r, "ours", "verbs", "mb_s"))),
+                         pair(lambda r: fmt(ratio(r, "ours", "c", "mb_s"))),
+                         " / ".join("%d of %d" % w for w in won),
+                         " / ".join(fmt(x) for x in p50)])
+    table(head, rows)
+
+
 def plots(runs, lat, outdir):
     os.makedirs(outdir, exist_ok=True)
     script = []
@@ -198,18 +228,23 @@ def plots(runs, lat, outdir):
 
 
 def main(argv):
-    args, outdir = [], None
+    args, outdir, short = [], None, False
     it = iter(argv[1:])
     for a in it:
         if a == "--plots":
             outdir = next(it, None)
+        elif a == "--compact":
+            short = True
         else:
             args.append(a)
     if not args:
         sys.stderr.write(__doc__)
         return 2
     runs, lat = load(args)
-    report(runs, lat)
+    if short:
+        compact(runs, lat)
+    else:
+        report(runs, lat)
     scale(runs)
     connections(runs)
     if outdir:

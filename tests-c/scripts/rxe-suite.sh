@@ -19,9 +19,12 @@ if [ -n "${RXE_SKIP:-}" ]; then
 fi
 # the whole suite in one boot: more than rxe-run's default limit, less than
 # the CTest fixture's TIMEOUT
-# the outcomes known to differ on this stack (see rxe-suite-guest.sh)
-# and, on Debian 13's stack, persistent memory for the tests to run in
-export RPMA_SUITE_KNOWN=$root/tests-c/known-${RXE_STACK:-bookworm}.tsv
+# the outcomes known to differ on this stack and device (see
+# rxe-suite-guest.sh; RXE_DEVICE=siw: known-STACK-siw.tsv) and, on Debian
+# 13's stack, persistent memory for the tests to run in
+device_suffix=
+[ "${RXE_DEVICE:-rxe}" = rxe ] || device_suffix=-$RXE_DEVICE
+export RPMA_SUITE_KNOWN=$root/tests-c/known-${RXE_STACK:-bookworm}$device_suffix.tsv
 if [ "${RXE_STACK:-bookworm}" = trixie ]; then
   export RXE_PMEM_MB=${RXE_PMEM_MB:-2048}
 fi
