@@ -127,7 +127,7 @@ def plot_connections(runs, outdir):
                   '"%s" using 1:3 with linespoints title "%s, ours"' % (dat, case)]
     gp = os.path.join(outdir, "connections.gp")
     with open(gp, "w") as f:
-        f.write('set terminal pngcairo size 800,500\nset output "%s"\nset logscale x 2\n'
+        f.write('set terminal pngcairo size 800,500 noenhanced\nset output "%s"\nset logscale x 2\n'
                 'set title "throughput against connections (one operation in flight on each)"\n'
                 'set xlabel "connections"\nset ylabel "operations per second"\nset yrange [0:*]\n'
                 'set key bottom right\nset grid\nplot %s\n'
@@ -218,7 +218,7 @@ def plots(runs, lat, outdir):
         return
     gp = os.path.join(outdir, "plots.gp")
     with open(gp, "w") as f:
-        f.write('set terminal pngcairo size 800,500\nset logscale x 2\nset logscale y\n'
+        f.write('set terminal pngcairo size 800,500 noenhanced\nset logscale x 2\nset logscale y\n'
                 'set xlabel "operation size"\nset key top left\nset grid\n'
                 'set xtics ("64 B" 64, "256 B" 256, "1 KiB" 1024, "4 KiB" 4096, "16 KiB" 16384, '
                 '"64 KiB" 65536, "256 KiB" 262144, "1 MiB" 1048576)\n')

@@ -11,7 +11,9 @@
  *   read          one RDMA read of SIZE
  *   flush         an unsignalled write of SIZE, then an 8-byte read of the
  *                 same remote address: what a library without native flush
- *                 posts for a flush (both librpma do)
+ *                 posts for a flush (both librpma do); one ibv_post_send
+ *                 for the two, or with VERBS_BENCH_SPLIT=1 one each, as a
+ *                 library's rpma_write and rpma_flush do
  *   flush_native  (built with -DHAVE_NATIVE_FLUSH, rdma-core 45 or later) a
  *                 write of SIZE, then a native FLUSH of its range to global
  *                 visibility, through the extended QP (ibv_wr_*)
@@ -177,6 +179,7 @@ static int run_server(const char *addr, const char *port)
 
 struct client {
 	enum vcase c;
+	int split;	/* flush: the write and the read in two posts */
 	uint32_t size;
 	struct ibv_qp *qp;
 #ifdef HAVE_NATIVE_FLUSH
@@ -226,6 +229,10 @@ static int post(struct client *k, int slot)
 	wr.num_sge = 1;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = k->rp.rkey;
+	if (k->split) {
+		int rc = ibv_post_send(k->qp, &wr, &bad);
+		return rc ? rc : ibv_post_send(k->qp, &rd, &bad);
+	}
 	wr.next = &rd;
 	return ibv_post_send(k->qp, &wr, &bad);
 }
@@ -316,6 +323,7 @@ static int run_client(char **argv)
 		die("built without native flush (rdma-core 45 or later)");
 #endif
 	k.size = (uint32_t)size;
+	k.split = getenv("VERBS_BENCH_SPLIT") != NULL && strcmp(getenv("VERBS_BENCH_SPLIT"), "1") == 0;
 
 	struct rdma_event_channel *ec = rdma_create_event_channel();
 	struct rdma_cm_id *id;
