@@ -211,7 +211,7 @@ def plots(runs, lat, outdir):
             png = os.path.join(outdir, "%s-%s.png" % (what, case))
             script.append(
                 'set output "%s"\nset title "%s: %s against size"\nset ylabel "%s"\n'
-                'plot "%s" using 1:2 with linespoints title "raw verbs (perftest)", '
+                'plot "%s" using 1:2 with linespoints title "raw verbs", '
                 '"" using 1:3 with linespoints title "C librpma", '
                 '"" using 1:4 with linespoints title "ours"\n' % (png, case, what, ylabel, dat))
     if not script:
