@@ -18,6 +18,8 @@ manifest=$1
 # for our library (VAR=VALUE words, or -), a tab, the reason. What is known:
 #   ref-fails  a differential test (run-diff.sh) that the reference C
 #              library fails here: it must still fail, ours must pass;
+#   both-fail  a differential test asserting what this transport cannot do
+#              (soft-iWARP): both libraries must fail it, the same checks;
 #   fails      the test (an example pair with the C library on a side)
 #              fails here: it must still fail;
 #   env        the test passes with that environment for our library.
@@ -81,6 +83,7 @@ run_test() {
   [ -n "${RXE_PMEM_NODE:-}" ] && [[ $name != ram.* ]] && mem=(numactl --membind="$RXE_PMEM_NODE")
   case $what in
     ref-fails) RUN_DIFF_REF_FAILS=$why RUN_DIFF_OURS_ENV=$env timeout -k 5 "$limit" "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
+    both-fail) RUN_DIFF_BOTH_FAIL=$why timeout -k 5 "$limit" "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
     env) timeout -k 5 "$limit" env $env "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
     *) timeout -k 5 "$limit" "${mem[@]}" bash -c "$cmd" </dev/null 2>&1 ;;
   esac

@@ -116,8 +116,10 @@ main(void)
 	EXPECT_TRUE(ctx != NULL);
 	EXPECT_TRUE(ctx != UP_SENTINEL_CTX);
 	local = ctx;
+	/* the guest's device: rxe0, or siw0 (softroce/rxe-run RXE_DEVICE) */
+	const char *dev = getenv("RPMA_TESTING_DEVICE");
 	if (local != NULL && local != UP_SENTINEL_CTX)
-		EXPECT_STR(local->device->name, "rxe0");
+		EXPECT_STR(local->device->name, dev != NULL ? dev : "rxe0");
 
 	/* DESCRIPTION: REMOTE finds the device that reaches the address: the same one */
 	EXPECT_INT(rpma_utils_get_ibv_context(t_ip(), REMOTE, &remote), 0);
