@@ -33,6 +33,9 @@ attempt(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
 	EXPECT_INT(rpma_conn_req_connect(&req, cpd, &conn), 0);
 	EXPECT_TRUE(req == NULL);
 	EXPECT_TRUE(conn != NULL && conn != ER_SENTINEL_CONN);
+	/* on iWARP the connect itself fails (librpma(7), TRANSPORTS): no connection to ask */
+	if (conn == NULL || conn == ER_SENTINEL_CONN)
+		return;
 	EXPECT_STR(er_ev(er_next_event(conn, ER_WAIT_MS)), "RPMA_CONN_REJECTED");
 	EXPECT_TRUE(now() - t0 < 3.0 /* seconds */);
 	er_expect_after_reject(&conn);
