@@ -216,11 +216,7 @@ impl fmt::Display for Errno {
             }
             CStr::from_ptr(buf.as_ptr())
         };
-        // strerror's texts are ASCII; the lossy copy is for a locale's
-        match text.to_str() {
-            Ok(text) => f.write_str(text),
-            Err(_) => f.write_str(&text.to_string_lossy()),
-        }
+        f.write_str(&text.to_string_lossy())
     }
 }
 

@@ -405,15 +405,10 @@ impl<const N: usize> Text<N> {
         self.extend(&[byte]);
     }
 
-    /// Appends `bytes` without their NUL bytes. A message may be logged on
-    /// every failed poll of a non-blocking fd, so text without NULs (all
-    /// of it in practice) is one copy, not a loop over its bytes.
+    /// Appends `bytes` without their NUL bytes, a run between NULs at a
+    /// time.
     fn extend(&mut self, bytes: &[u8]) {
-        if bytes.contains(&0) {
-            bytes.split(|&b| b == 0).for_each(|run| self.append(run));
-        } else {
-            self.append(bytes);
-        }
+        bytes.split(|&b| b == 0).for_each(|run| self.append(run));
     }
 
     /// Appends as much of `bytes` as fits.
