@@ -4,7 +4,7 @@
 # a test:
 #
 #   add_live_test(NAME <name> [ENV VAR=value...] [WRAP command...] [HELGRIND]
-#                 [MOCK] [INTERPOSES])
+#                 [EMULATED] [MOCK] [INTERPOSES])
 #
 # NAME        the source <name>.c in the calling folder; the program is
 #             live_<name> (in the top of the build tree) and the suite's
@@ -15,6 +15,9 @@
 #             scripts/rdma-cgroup.sh with its limit.
 # HELGRIND    also run it with ours under valgrind --tool=helgrind, with
 #             fewer rounds (live.<name>.helgrind): any report fails.
+# EMULATED    also run it with ours alone, with the native operations
+#             switched off (RPMA_NATIVE_FLUSH=0, RPMA_NATIVE_ATOMIC_WRITE=0:
+#             live.<name>.emulated), where the C library cannot follow.
 # MOCK        it carries the link-time mocks of common/rpma_mock.h: its own
 #             libibverbs/librdmacm functions, exported from the executable
 #             so they serve the library under test too.
@@ -62,9 +65,9 @@ function(rpma_missing_calls src out)
 endfunction()
 
 function(add_live_test)
-  cmake_parse_arguments(LT "HELGRIND;MOCK;INTERPOSES" "NAME" "ENV;WRAP" ${ARGN})
+  cmake_parse_arguments(LT "HELGRIND;EMULATED;MOCK;INTERPOSES" "NAME" "ENV;WRAP" ${ARGN})
   if(NOT LT_NAME OR LT_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "add_live_test(NAME <name> [ENV VAR=value...] [WRAP command...] [HELGRIND] [MOCK] [INTERPOSES]): ${ARGN}")
+    message(FATAL_ERROR "add_live_test(NAME <name> [ENV VAR=value...] [WRAP command...] [HELGRIND] [EMULATED] [MOCK] [INTERPOSES]): ${ARGN}")
   endif()
   set(name ${LT_NAME})
   set(src ${CMAKE_CURRENT_SOURCE_DIR}/${name}.c)
@@ -107,5 +110,10 @@ function(add_live_test)
       RPMA_TEST_EXPECT_LIB=${RPMA_LIB_DIR}/librpma.so.0
       valgrind -q --tool=helgrind --error-exitcode=99
       --suppressions=${RPMA_TESTS_C_DIR}/valgrind/helgrind.supp $<TARGET_FILE:${bin}>)
+  endif()
+  if(LT_EMULATED)
+    rxe_test(live.${name}.emulated env LD_LIBRARY_PATH=${RPMA_LIB_DIR}
+      RPMA_TEST_EXPECT_LIB=${RPMA_LIB_DIR}/librpma.so.0 RPMA_NATIVE_FLUSH=0
+      RPMA_NATIVE_ATOMIC_WRITE=0 $<TARGET_FILE:${bin}>)
   endif()
 endfunction()

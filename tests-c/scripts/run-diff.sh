@@ -9,8 +9,9 @@
 # On a stack where the reference is known to fail a test (the suite's list
 # of known outcomes, see rxe-suite-guest.sh), RUN_DIFF_REF_FAILS holds the
 # reason: the reference must still fail (so the entry cannot go stale), ours
-# must pass, and the observations are not compared. On a transport that
-# cannot do what a test asserts (soft-iWARP), RUN_DIFF_BOTH_FAIL holds the
+# must pass, and the observations are not compared. On a transport or kernel
+# that cannot do what a test asserts (soft-iWARP; Linux 6.12 rxe retransmitting
+# a native flush), RUN_DIFF_BOTH_FAIL holds the
 # reason: both runs must fail, and fail the same checks (the FAIL lines and
 # their got/expected values) with the same observations. RUN_DIFF_OURS_ENV holds
 # extra VAR=VALUE words for our run. RUN_DIFF_KEEP names a folder that gets

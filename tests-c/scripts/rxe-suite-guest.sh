@@ -18,8 +18,8 @@ manifest=$1
 # for our library (VAR=VALUE words, or -), a tab, the reason. What is known:
 #   ref-fails  a differential test (run-diff.sh) that the reference C
 #              library fails here: it must still fail, ours must pass;
-#   both-fail  a differential test asserting what this transport cannot do
-#              (soft-iWARP): both libraries must fail it, the same checks;
+#   both-fail  a differential test asserting what this transport or kernel
+#              cannot do: both libraries must fail it, the same checks;
 #   fails      the test (an example pair with the C library on a side)
 #              fails here: it must still fail;
 #   env        the test passes with that environment for our library.
