@@ -19,8 +19,9 @@
 # verbs-bench for read and flush (from posting to the completion, as the
 # libraries' figure is; ib_read_lat fails over rdma_cm on rxe).
 # Prints per run
-#   RESULT lib=verbs|c|ours round=R case=.. size=.. qd=.. ops_s=.. mb_s=.. cpu_us_op=.. [p50_us=.. p99_us=..]
+#   RESULT lib=verbs|c|ours round=R case=.. size=.. qd=.. ops_s=.. mb_s=.. cpu_us_op=.. [p50_us=.. p99_us=..] [rnr_naks=N]
 #   LAT lib=verbs round=R case=.. size=.. p50_us=.. p99_us=..
+#   (rnr_naks: the receiver-not-ready NAKs the device received during the run)
 # or FAIL lines. rpma-bench's send is one-way, as ib_send_bw's is. Then, of
 # the libraries only: "mr SIZE 1" (registration and deregistration, 4 KiB
 # to 1 GiB), "conn 8 1" (connections set up and torn down), and
@@ -109,7 +110,8 @@ cpu_us() {
 
 # perftest on both ends: prints the RESULT line, or FAIL
 run_verbs() {
-  local r=$1 c=$2 s=$3 q=$4 out=$tmp/verbs.out srv=$tmp/verbs.srv
+  local r=$1 c=$2 s=$3 q=$4 out=$tmp/verbs.out srv=$tmp/verbs.srv rnr0
+  rnr0=$(rnr_naks)
   local args=(-R -F -s "$s" -t "$q" -Q 1 -D "$secs" -p "$verbs_port")
   "${pin_server[@]}" timeout $((secs + 60)) "ib_${c}_bw" "${args[@]}" >"$srv" 2>&1 &
   local spid=$!
@@ -129,8 +131,8 @@ run_verbs() {
   read -r _ iters _ mbs mpps <<<"$line"
   local cpu
   cpu=$(cpu_us "$tmp/verbs.times")
-  awk -v r="$r" -v c="$c" -v s="$s" -v q="$q" -v mbs="$mbs" -v mpps="$mpps" -v it="$iters" -v cpu="$cpu" \
-    'BEGIN { ops = mpps * 1e6; printf "RESULT lib=verbs round=%s case=%s size=%s qd=%s ops_s=%.1f mb_s=%.2f cpu_us_op=%.3f\n", r, c, s, q, ops, mbs, (it > 0 ? cpu / it : 0) }'
+  with_rnr "$(awk -v r="$r" -v c="$c" -v s="$s" -v q="$q" -v mbs="$mbs" -v mpps="$mpps" -v it="$iters" -v cpu="$cpu" \
+    'BEGIN { ops = mpps * 1e6; printf "RESULT lib=verbs round=%s case=%s size=%s qd=%s ops_s=%.1f mb_s=%.2f cpu_us_op=%.3f", r, c, s, q, ops, mbs, (it > 0 ? cpu / it : 0) }')" "$rnr0"
 }
 
 # perftest's latency at QD 1: t_typical (the median) and the 99th percentile
@@ -156,8 +158,24 @@ run_verbs_lat() {
   echo "LAT lib=verbs round=$r case=$c size=$s p50_us=$typ p99_us=$p99"
 }
 
+# receiver-not-ready NAKs this device has received so far (empty where the
+# device counts none, as siw): a send that meets a receiver with no receive
+# posted waits for the responder's RNR timer, which rdma_cm leaves at its
+# largest value, 655 ms
+rnr_naks() {
+  cat "/sys/class/infiniband/${RPMA_TESTING_DEVICE:-rxe0}/ports/1/hw_counters/rcvd_rnr_err" 2>/dev/null
+}
+
+# LINE BEFORE: LINE with rnr_naks=N appended, N the NAKs since BEFORE
+with_rnr() {
+  local now
+  now=$(rnr_naks)
+  if [ -n "$2" ] && [ -n "$now" ]; then echo "$1 rnr_naks=$((now - $2))"; else echo "$1"; fi
+}
+
 run_lib() {
-  local l=$1 r=$2 c=$3 s=$4 q=$5
+  local l=$1 r=$2 c=$3 s=$4 q=$5 rnr0
+  rnr0=$(rnr_naks)
   LD_LIBRARY_PATH=$(dirname "${lib_of[$l]}") BENCH_EXPECT_LIB=${lib_of[$l]} BENCH_WARMUP_MS=250 \
     timeout -k 5 $((secs + 120)) "${pin_client[@]}" "$bin" client "$ip" "${port_of[$l]}" "$c" "$s" "$q" -t "$secs" \
     >"$tmp/out" 2>"$tmp/err"
@@ -170,8 +188,8 @@ run_lib() {
   fi
   local ops
   ops=$(sed -n 's/.* ops_s=\([0-9.]*\).*/\1/p' <<<"$line")
-  printf 'RESULT lib=%s round=%s %s mb_s=%s\n' "$l" "$r" "${line#RESULT }" \
-    "$(awk -v o="$ops" -v s="$s" 'BEGIN { printf "%.2f", o * s / 1048576 }')"
+  with_rnr "$(printf 'RESULT lib=%s round=%s %s mb_s=%s' "$l" "$r" "${line#RESULT }" \
+    "$(awk -v o="$ops" -v s="$s" 'BEGIN { printf "%.2f", o * s / 1048576 }')")" "$rnr0"
 }
 
 orders=("verbs c ours" "c ours verbs" "ours verbs c")
