@@ -36,6 +36,7 @@ for side in ours ref; do
   rc=$?
   if [ -n "${RUN_DIFF_REF_FAILS:-}" ] && [ $side = ref ]; then
     echo "$name [ref] exit $rc, $(tail -1 "$work/$side.out"); known to fail here: $RUN_DIFF_REF_FAILS"
+    grep -a '^FIGURE ' "$work/$side.err" | sed "s/^/  [$side] /"
     [ $rc -ne 0 ] || { echo "$name: the reference passed: its entry in the known outcomes is stale"; status=1; }
     continue
   fi

@@ -100,6 +100,7 @@ faulty! {
     ibv_query_device_ex(context: *mut ibv_context, input: *const ibv_query_device_ex_input, attr: *mut ibv_device_attr_ex) -> c_int = errval;
     ibv_post_send(qp: *mut ibv_qp, wr: *mut ibv_send_wr, bad_wr: *mut *mut ibv_send_wr) -> c_int = errval;
     ibv_post_recv(qp: *mut ibv_qp, wr: *mut ibv_recv_wr, bad_wr: *mut *mut ibv_recv_wr) -> c_int = errval;
+    ibv_modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int) -> c_int = errval;
     ibv_wr_complete(qp: *mut ibv_qp_ex) -> c_int = release errval;
     rdma_create_event_channel() -> *mut rdma_event_channel = null;
     rdma_create_id(channel: *mut rdma_event_channel, id: *mut *mut rdma_cm_id, context: *mut c_void, ps: rdma_port_space) -> c_int = minus1;

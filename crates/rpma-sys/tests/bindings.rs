@@ -49,6 +49,7 @@ const FUNCTIONS: &[&str] = &[
     "ibv_post_srq_recv",
     "ibv_post_send",
     "ibv_post_recv",
+    "ibv_modify_qp",
     "ibv_qp_to_qp_ex",
     "ibv_wr_start",
     "ibv_wr_complete",

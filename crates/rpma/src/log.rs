@@ -125,6 +125,8 @@ pub enum Op {
     ConnReqNew,
     /// Setting a connection's ACK timeout before it connects.
     SetAckTimeout,
+    /// Setting a connection's receiver-not-ready timer once it is ready.
+    SetMinRnrTimer,
     /// [`Ep::listen`](crate::ep::Ep::listen).
     EpListen,
     /// [`Ep::next_conn_req`](crate::ep::Ep::next_conn_req).
@@ -179,6 +181,7 @@ impl Op {
             Op::BuildQueues => c"build queues",
             Op::ConnReqNew => c"ConnReq::new",
             Op::SetAckTimeout => c"set ACK timeout",
+            Op::SetMinRnrTimer => c"set RNR timer",
             Op::EpListen => c"Ep::listen",
             Op::EpNextConnReq => c"Ep::next_conn_req",
             Op::ConnNextEvent => c"Conn::next_event",

@@ -145,6 +145,9 @@ pub struct Peer {
     native: DeviceNative,
     /// The local ACK timeout exponent of its connections (0: not set).
     ack_timeout: u8,
+    /// The receiver-not-ready timer code of its connections (0: rdma_cm's,
+    /// and always on iWARP, which has no such timer).
+    min_rnr_timer: u8,
     iwarp: bool,
     /// Where the emulated flushes of all the peer's connections read to:
     /// made by the first connection that needs it (see `flush_target`).
@@ -230,6 +233,7 @@ impl Peer {
                 odp_capable: caps.odp,
                 native,
                 ack_timeout: timeouts::ack_timeout_from_env(),
+                min_rnr_timer: if iwarp { 0 } else { timeouts::min_rnr_timer_from_env() },
                 iwarp,
                 flush_target: OnceLock::new(),
             })
@@ -299,6 +303,11 @@ impl Peer {
     /// The local ACK timeout exponent its connections set (0: none).
     pub(crate) fn ack_timeout(&self) -> u8 {
         self.ack_timeout
+    }
+
+    /// The receiver-not-ready timer code its connections set (0: none).
+    pub(crate) fn min_rnr_timer(&self) -> u8 {
+        self.min_rnr_timer
     }
 
     /// The native operations its QPs ask the provider for.

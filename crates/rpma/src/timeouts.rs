@@ -12,7 +12,8 @@
 //! break is bridged by the retransmissions.
 
 use crate::log::{Level, Op};
-use crate::verbs::CmId;
+use crate::sys;
+use crate::verbs::{self, CmId};
 
 /// Default timeout of each step of a connection set-up (address and route
 /// resolution), in milliseconds.
@@ -59,6 +60,43 @@ pub(crate) fn apply(id: &CmId, exponent: u8) {
     }
 }
 
+/// The receiver-not-ready timer a connection's queue pair asks its peer to
+/// wait before sending again, in the 5-bit code of the InfiniBand
+/// specification: 12 is 0.64 ms. rdma_cm leaves it at 0, which means the
+/// longest wait, 655.36 ms: every send that finds no receive posted then
+/// stalls the whole send queue behind it for that long.
+pub(crate) const DEFAULT_MIN_RNR_TIMER: u8 = 12;
+
+/// The largest code of the 5-bit field.
+const MAX_MIN_RNR_TIMER: u8 = 31;
+
+/// The receiver-not-ready timer code a peer's connections use:
+/// `RPMA_MIN_RNR_TIMER` from the environment (1..=31, or 0 for the C
+/// library's behaviour: rdma_cm's value left as it is), the default
+/// otherwise, including for a value that is not such a number.
+pub(crate) fn min_rnr_timer_from_env() -> u8 {
+    std::env::var("RPMA_MIN_RNR_TIMER")
+        .ok()
+        .and_then(|v| v.trim().parse::<u8>().ok())
+        .filter(|&v| v <= MAX_MIN_RNR_TIMER)
+        .unwrap_or(DEFAULT_MIN_RNR_TIMER)
+}
+
+/// Sets the receiver-not-ready timer of a queue pair that is ready to send
+/// (rdma_cm moves it there inside the accept, or with the connect's
+/// answer, and gives it no way to set the timer before). Not fatal: a
+/// queue pair that refuses keeps rdma_cm's timer, as the C library's
+/// always do.
+pub(crate) fn apply_min_rnr_timer(qp: *mut sys::ibv_qp, code: u8) {
+    if code != 0 && verbs::set_min_rnr_timer(qp, code).is_err() {
+        rpma_log!(
+            Level::Info,
+            Op::SetMinRnrTimer,
+            "ibv_modify_qp(IBV_QP_MIN_RNR_TIMER) failed: the connection keeps rdma_cm's timer"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,6 +118,28 @@ mod tests {
             assert_eq!(ack_timeout_from_env(), want, "RPMA_ACK_TIMEOUT={value:?}");
         }
         std::env::remove_var("RPMA_ACK_TIMEOUT");
+    }
+
+    #[test]
+    fn the_rnr_timer_comes_from_the_environment_or_the_default() {
+        std::env::remove_var("RPMA_MIN_RNR_TIMER");
+        assert_eq!(min_rnr_timer_from_env(), DEFAULT_MIN_RNR_TIMER);
+        for (value, want) in [
+            ("0", 0),
+            ("1", 1),
+            (" 31 ", 31),
+            ("32", 12),
+            ("-1", 12),
+            ("x", 12),
+        ] {
+            std::env::set_var("RPMA_MIN_RNR_TIMER", value);
+            assert_eq!(
+                min_rnr_timer_from_env(),
+                want,
+                "RPMA_MIN_RNR_TIMER={value:?}"
+            );
+        }
+        std::env::remove_var("RPMA_MIN_RNR_TIMER");
     }
 
     #[test]

@@ -39,6 +39,20 @@ pub(crate) fn device_context(
     Ok(ctx)
 }
 
+/// Sets the receiver-not-ready timer (the 5-bit code) of a queue pair in
+/// the ready-to-send state.
+pub(crate) fn set_min_rnr_timer(qp: *mut sys::ibv_qp, code: u8) -> Result<()> {
+    let mut attr = sys::ibv_qp_attr {
+        min_rnr_timer: code,
+        ..Default::default()
+    };
+    // SAFETY: qp is a live queue pair (the caller's connection holds it);
+    // the provider reads only the attribute the mask names.
+    check_errno_value("ibv_modify_qp", unsafe {
+        sys::ibv_modify_qp(qp, &mut attr, sys::IBV_QP_MIN_RNR_TIMER as c_int)
+    })
+}
+
 /// How many times `CmId::resolve_addr` tries an address that times out.
 const RESOLVE_ATTEMPTS: u32 = 3;
 

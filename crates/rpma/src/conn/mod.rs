@@ -18,6 +18,7 @@ use crate::peer_cfg::PeerCfg;
 use crate::queues::{Parts, Queues};
 use crate::srq::Srq;
 use crate::sys;
+use crate::timeouts;
 use crate::verbs::{CmEvent, CmId, CompChannel, EventChannel};
 
 mod event;
@@ -50,6 +51,10 @@ pub struct Conn<'a> {
     event_fd: c_int,
     /// An incoming request not accepted yet: releasing it rejects it.
     unanswered: bool,
+    /// The receiver-not-ready timer code to set when the first ESTABLISHED
+    /// event comes (the active side's queue pair becomes ready to send as
+    /// librdmacm takes the peer's answer); 0: nothing to set.
+    rnr_timer_on_established: u8,
     /// The peer whose protection domain holds the queue pair, and the SRQ
     /// it receives through, if any: borrowed until the connection is gone.
     _borrows: PhantomData<(&'a Peer, &'a Srq<'a>)>,
@@ -80,6 +85,7 @@ impl<'a> Conn<'a> {
             native,
             event_fd: -1,
             unanswered: incoming,
+            rnr_timer_on_established: 0,
             _borrows: PhantomData,
         }
     }
@@ -93,6 +99,17 @@ impl<'a> Conn<'a> {
             self.flush = Some(peer.flush_target()?);
         }
         Ok(())
+    }
+
+    /// Sets the queue pair's receiver-not-ready timer now (the passive
+    /// side, after the accept), or at the first ESTABLISHED event (the
+    /// active side, before the connect).
+    pub(crate) fn set_min_rnr_timer(&mut self, code: u8, now: bool) {
+        if now {
+            timeouts::apply_min_rnr_timer(self.qp, code);
+        } else {
+            self.rnr_timer_on_established = code;
+        }
     }
 
     /// Gives the id a private event channel unless it came with one (an
@@ -210,6 +227,10 @@ impl<'a> Conn<'a> {
             // Another thread's event may have set it meanwhile; the first
             // copy stays.
             let _ = self.private_data.set(d);
+        }
+        if kind == sys::RDMA_CM_EVENT_ESTABLISHED {
+            // Setting it twice (a second thread's event) is harmless.
+            timeouts::apply_min_rnr_timer(self.qp, self.rnr_timer_on_established);
         }
         let event = match kind {
             sys::RDMA_CM_EVENT_ESTABLISHED => ConnEvent::Established,
