@@ -32,19 +32,26 @@ pub(crate) fn retry_count(ack_timeout: u8) -> u8 {
     }
 }
 
-/// The largest exponent the 5-bit field of a queue pair can hold.
-const MAX_ACK_TIMEOUT: u8 = 31;
+/// The largest value the 5-bit fields of a queue pair (the ACK timeout
+/// exponent, the RNR timer code) can hold.
+const MAX_FIVE_BITS: u8 = 31;
 
 /// The ACK timeout exponent a peer's connections use: `RPMA_ACK_TIMEOUT`
 /// from the environment (1..=31, or 0 for the C library's behaviour: no
 /// timeout set, and its retry count), the default otherwise, including for
 /// a value that is not such a number.
 pub(crate) fn ack_timeout_from_env() -> u8 {
-    std::env::var("RPMA_ACK_TIMEOUT")
+    five_bits_from_env("RPMA_ACK_TIMEOUT", DEFAULT_ACK_TIMEOUT)
+}
+
+/// A 5-bit queue pair field from the environment variable `var` (0..=31),
+/// or `default` when it is unset or not such a number.
+fn five_bits_from_env(var: &str, default: u8) -> u8 {
+    std::env::var(var)
         .ok()
         .and_then(|v| v.trim().parse::<u8>().ok())
-        .filter(|&v| v <= MAX_ACK_TIMEOUT)
-        .unwrap_or(DEFAULT_ACK_TIMEOUT)
+        .filter(|&v| v <= MAX_FIVE_BITS)
+        .unwrap_or(default)
 }
 
 /// Applies the exponent to a connection about to connect or accept. Not
@@ -67,19 +74,12 @@ pub(crate) fn apply(id: &CmId, exponent: u8) {
 /// stalls the whole send queue behind it for that long.
 pub(crate) const DEFAULT_MIN_RNR_TIMER: u8 = 12;
 
-/// The largest code of the 5-bit field.
-const MAX_MIN_RNR_TIMER: u8 = 31;
-
 /// The receiver-not-ready timer code a peer's connections use:
 /// `RPMA_MIN_RNR_TIMER` from the environment (1..=31, or 0 for the C
 /// library's behaviour: rdma_cm's value left as it is), the default
 /// otherwise, including for a value that is not such a number.
 pub(crate) fn min_rnr_timer_from_env() -> u8 {
-    std::env::var("RPMA_MIN_RNR_TIMER")
-        .ok()
-        .and_then(|v| v.trim().parse::<u8>().ok())
-        .filter(|&v| v <= MAX_MIN_RNR_TIMER)
-        .unwrap_or(DEFAULT_MIN_RNR_TIMER)
+    five_bits_from_env("RPMA_MIN_RNR_TIMER", DEFAULT_MIN_RNR_TIMER)
 }
 
 /// Sets the receiver-not-ready timer of a queue pair that is ready to send
