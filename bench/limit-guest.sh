@@ -11,7 +11,9 @@
 #          signalled (-Q 1) as the libraries' runs are, QD as its tx depth;
 #          for flush, verbs-bench (beside BIN): a write and an 8-byte read,
 #          or with RPMA_BENCH_FLUSH=visibility (Debian 13's stack) a write
-#          and a native FLUSH
+#          and a native FLUSH; with RPMA_BENCH_VERBS=verbs-bench, write and
+#          read from verbs-bench too (on Debian 13's stack perftest's
+#          bandwidth is well below the libraries')
 #   c      rpma-bench on Debian's C librpma (server and client)
 #   ours   rpma-bench on ours
 # and, at QD 1, the latency of raw verbs: perftest's ib_<case>_lat for write
@@ -201,7 +203,8 @@ for r in $(seq "$rounds"); do
     for l in $order; do
       if [ "$l" = verbs ] && [[ $c =~ ^(mr|conn|scale_.*)$ ]]; then
         continue
-      elif [ "$l" = verbs ] && [ "$c" = flush ]; then
+      elif [ "$l" = verbs ] && { [ "$c" = flush ] || { [ "${RPMA_BENCH_VERBS:-perftest}" = verbs-bench ] &&
+        [[ $c =~ ^(write|read)$ ]]; }; }; then
         run_verbs_bench "$r" "$c" "$s" "$q"
       elif [ "$l" = verbs ]; then
         run_verbs "$r" "$c" "$s" "$q"

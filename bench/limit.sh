@@ -13,7 +13,8 @@
 # Defaults: 3 rounds of 2 s; --rows REGEX selects rows by "case size qd".
 # RXE_STACK=trixie RPMA_BENCH_FLUSH=visibility runs on Debian 13's stack
 # against its C 1.3.0, with native flush (to visibility: the guest's RAM
-# cannot take a flush to persistence).
+# cannot take a flush to persistence); add RPMA_BENCH_VERBS=verbs-bench
+# there, since perftest's write and read are no limit on that stack.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * verbs-bench.c -- the raw-verbs contender for what perftest does not
- * measure on rxe: a write made durable (write + flush) and the latency of a
- * read. libibverbs and librdmacm only, no librpma.
+ * measure on rxe: a write made durable (write + flush), the latency of a
+ * read, and write and read on Debian 13's stack, where perftest's bandwidth
+ * is well below the libraries'. libibverbs and librdmacm only, no librpma.
  *
  *   verbs-bench server ADDR PORT     serves one connection, then exits
  *   verbs-bench client ADDR PORT CASE SIZE QD SECONDS
  *
  * Cases (SIZE 8..1048576, QD 1..16), every op signalled once:
  *   read          one RDMA read of SIZE
+ *   write         one RDMA write of SIZE
  *   flush         an unsignalled write of SIZE, then an 8-byte read of the
  *                 same remote address: what a library without native flush
  *                 posts for a flush (both librpma do); one ibv_post_send
@@ -46,7 +48,7 @@
 #define WARMUP_NS 250000000ull
 #define CM_TIMEOUT_MS 30000
 
-enum vcase { V_READ, V_FLUSH, V_FLUSH_NATIVE };
+enum vcase { V_READ, V_FLUSH, V_FLUSH_NATIVE, V_WRITE };
 
 /* accept private data: the server's region */
 struct region_pd {
@@ -229,6 +231,11 @@ static int post(struct client *k, int slot)
 	wr.num_sge = 1;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = k->rp.rkey;
+	if (k->c == V_WRITE) {
+		wr.wr_id = (uint64_t)slot;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		return ibv_post_send(k->qp, &wr, &bad);
+	}
 	if (k->split) {
 		int rc = ibv_post_send(k->qp, &wr, &bad);
 		return rc ? rc : ibv_post_send(k->qp, &rd, &bad);
@@ -305,18 +312,18 @@ static double cpu_us(void)
 
 static int run_client(char **argv)
 {
-	static const char *const names[] = {"read", "flush", "flush_native"};
+	static const char *const names[] = {"read", "flush", "flush_native", "write"};
 	struct client k;
 	memset(&k, 0, sizeof(k));
 	int c = -1;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (strcmp(argv[4], names[i]) == 0)
 			c = i;
 	k.c = (enum vcase)c;
 	long size = strtol(argv[5], NULL, 10), qd = strtol(argv[6], NULL, 10);
 	long secs = strtol(argv[7], NULL, 10);
 	if (c < 0 || size < 8 || size > SIZE_MAX_OP || qd < 1 || qd > QD_MAX || secs < 1)
-		die("bad arguments: CASE read|flush|flush_native, SIZE 8..%u, QD 1..%d, SECONDS",
+		die("bad arguments: CASE read|write|flush|flush_native, SIZE 8..%u, QD 1..%d, SECONDS",
 		    SIZE_MAX_OP, QD_MAX);
 #ifndef HAVE_NATIVE_FLUSH
 	if (k.c == V_FLUSH_NATIVE)
@@ -418,6 +425,6 @@ int main(int argc, char **argv)
 	if (argc == 8 && strcmp(argv[1], "client") == 0)
 		return run_client(argv);
 	fprintf(stderr, "usage: verbs-bench server ADDR PORT\n"
-			"       verbs-bench client ADDR PORT read|flush|flush_native SIZE QD SECONDS\n");
+			"       verbs-bench client ADDR PORT read|write|flush|flush_native SIZE QD SECONDS\n");
 	return 1;
 }
