@@ -262,12 +262,12 @@ impl<'a> ConnReq<'a> {
         conn.take_flush_target(peer)?;
         if passive {
             conn.accept(&mut param)?;
-            conn.set_min_rnr_timer(peer.min_rnr_timer(), true);
+            conn.set_min_rnr_timer(peer.min_rnr_timer());
             conn.finish(private_data).inspect_err(|_| {
                 let _ = conn.disconnect();
             })?;
         } else {
-            conn.set_min_rnr_timer(peer.min_rnr_timer(), false);
+            conn.set_min_rnr_timer_when_established(peer.min_rnr_timer());
             conn.finish(private_data)?;
             conn.connect(&mut param)?;
         }

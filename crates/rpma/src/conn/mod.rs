@@ -101,15 +101,17 @@ impl<'a> Conn<'a> {
         Ok(())
     }
 
-    /// Sets the queue pair's receiver-not-ready timer now (the passive
-    /// side, after the accept), or at the first ESTABLISHED event (the
-    /// active side, before the connect).
-    pub(crate) fn set_min_rnr_timer(&mut self, code: u8, now: bool) {
-        if now {
-            timeouts::apply_min_rnr_timer(self.qp, code);
-        } else {
-            self.rnr_timer_on_established = code;
-        }
+    /// Sets the queue pair's receiver-not-ready timer: on the passive side,
+    /// whose queue pair is ready to send once the accept has returned.
+    pub(crate) fn set_min_rnr_timer(&self, code: u8) {
+        timeouts::apply_min_rnr_timer(self.qp, code);
+    }
+
+    /// Has the first ESTABLISHED event set the queue pair's
+    /// receiver-not-ready timer: on the active side, whose queue pair
+    /// becomes ready to send as librdmacm takes the peer's answer.
+    pub(crate) fn set_min_rnr_timer_when_established(&mut self, code: u8) {
+        self.rnr_timer_on_established = code;
     }
 
     /// Gives the id a private event channel unless it came with one (an
