@@ -69,11 +69,36 @@ serve(struct rpma_peer *peer, struct rpma_ep *ep)
 	S_CHECK(rpma_conn_cfg_delete(&cfg) == 0);
 }
 
-/* the next completion is the send's, successful: the receiver took it */
-static void
-expect_send(struct rpma_conn *conn)
+/* connects and posts the send its receiver is not ready for */
+static struct rpma_conn *
+open_with_send(struct rpma_peer *peer, struct rpma_mr_remote **r, struct rpma_mr_local *local)
 {
+	struct rpma_conn *conn = c_connect(peer, NULL, NULL);
+
+	EXPECT_INT(os_remotes(conn, 1, r), 1);
+	EXPECT_INT(rpma_send(conn, local, 0, MSG, RPMA_F_COMPLETION_ALWAYS, OS_CTX(0x5000)), 0);
+	return conn;
+}
+
+/*
+ * once the requests behind the send are posted: lets the server post its
+ * receive; the next completion is the send's, successful
+ */
+static void
+release_send(struct rpma_conn *conn)
+{
+	t_sync_send();
 	OS_EXPECT_WC(conn, 0x5000, IBV_WC_SEND, IBV_WC_SUCCESS);
+}
+
+/* the server got the message and its region is model; the connection ends */
+static void
+finish(struct rpma_conn **conn, struct rpma_mr_remote **r, const unsigned char *model)
+{
+	EXPECT_INT(SERVER(the receive), RECV_OK);
+	EXPECT_INT(os_checkpoint(), os_hash(model, RSIZE));
+	EXPECT_TRUE(c_close(conn));
+	EXPECT_TRUE(os_remotes_delete(1, r));
 }
 
 int
@@ -96,53 +121,36 @@ main(void)
 	os_fill(lbuf + 1024, WLEN, LSEED + 1);
 
 	t_note("1: a write and a read behind a send the receiver is not ready for");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_INT(os_remotes(conn, 1, r), 1);
-	EXPECT_INT(rpma_send(conn, local, 0, MSG, RPMA_F_COMPLETION_ALWAYS, OS_CTX(0x5000)), 0);
+	conn = open_with_send(peer, r, local);
 	EXPECT_INT(rpma_write(conn, r[0], 1024, local, 1024, WLEN, RPMA_F_COMPLETION_ALWAYS,
 			OS_CTX(0x5001)), 0);
 	EXPECT_INT(rpma_read(conn, local, 2048, r[0], 1024, WLEN, RPMA_F_COMPLETION_ALWAYS,
 			OS_CTX(0x5002)), 0);
-	t_sync_send();
-	expect_send(conn);
+	release_send(conn);
 	OS_EXPECT_WC(conn, 0x5001, IBV_WC_RDMA_WRITE, IBV_WC_SUCCESS);
 	OS_EXPECT_WC(conn, 0x5002, IBV_WC_RDMA_READ, IBV_WC_SUCCESS);
 	EXPECT_TRUE(os_is_pattern(lbuf + 2048, WLEN, LSEED + 1, 0));
 	memcpy(model + 1024, lbuf + 1024, WLEN);
-	EXPECT_INT(SERVER(the receive), RECV_OK);
+	/* the message, in the receive slot at the region's start from now on */
 	memcpy(model, lbuf, MSG);
-	EXPECT_INT(os_checkpoint(), os_hash(model, RSIZE));
-	EXPECT_TRUE(c_close(&conn));
-	EXPECT_TRUE(os_remotes_delete(1, r));
+	finish(&conn, r, model);
 
 	t_note("2: a flush behind a send the receiver is not ready for");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_INT(os_remotes(conn, 1, r), 1);
-	EXPECT_INT(rpma_send(conn, local, 0, MSG, RPMA_F_COMPLETION_ALWAYS, OS_CTX(0x5000)), 0);
+	conn = open_with_send(peer, r, local);
 	EXPECT_INT(rpma_flush(conn, r[0], 1024, WLEN, RPMA_FLUSH_TYPE_VISIBILITY,
 			RPMA_F_COMPLETION_ALWAYS, OS_CTX(0x5003)), 0);
-	t_sync_send();
-	expect_send(conn);
+	release_send(conn);
 	OS_EXPECT_WC(conn, 0x5003, t_flush_opcode(), IBV_WC_SUCCESS);
-	EXPECT_INT(SERVER(the receive), RECV_OK);
-	EXPECT_INT(os_checkpoint(), os_hash(model, RSIZE));
-	EXPECT_TRUE(c_close(&conn));
-	EXPECT_TRUE(os_remotes_delete(1, r));
+	finish(&conn, r, model);
 
 	t_note("3: an atomic write behind a send the receiver is not ready for");
-	conn = c_connect(peer, NULL, NULL);
-	EXPECT_INT(os_remotes(conn, 1, r), 1);
-	EXPECT_INT(rpma_send(conn, local, 0, MSG, RPMA_F_COMPLETION_ALWAYS, OS_CTX(0x5000)), 0);
+	conn = open_with_send(peer, r, local);
 	EXPECT_INT(rpma_atomic_write(conn, r[0], 2048, word, RPMA_F_COMPLETION_ALWAYS,
 			OS_CTX(0x5004)), 0);
-	t_sync_send();
-	expect_send(conn);
+	release_send(conn);
 	OS_EXPECT_WC(conn, 0x5004, t_atomic_write_opcode(), IBV_WC_SUCCESS);
 	memcpy(model + 2048, word, 8);
-	EXPECT_INT(SERVER(the receive), RECV_OK);
-	EXPECT_INT(os_checkpoint(), os_hash(model, RSIZE));
-	EXPECT_TRUE(c_close(&conn));
-	EXPECT_TRUE(os_remotes_delete(1, r));
+	finish(&conn, r, model);
 
 	os_local_delete(&local, lbuf);
 	return c_end(peer);
