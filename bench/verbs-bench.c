@@ -192,6 +192,22 @@ struct client {
 	struct region_pd rp;
 };
 
+/* an RDMA read or write of one entry at raddr; every other field zero */
+static struct ibv_send_wr one_sided(enum ibv_wr_opcode op, struct ibv_sge *sge, uint64_t raddr,
+				   uint32_t rkey, int slot, unsigned int flags)
+{
+	struct ibv_send_wr w;
+	memset(&w, 0, sizeof(w));
+	w.wr_id = (uint64_t)slot;
+	w.opcode = op;
+	w.send_flags = flags;
+	w.sg_list = sge;
+	w.num_sge = 1;
+	w.wr.rdma.remote_addr = raddr;
+	w.wr.rdma.rkey = rkey;
+	return w;
+}
+
 /* posts op `slot`: its signalled work request carries wr_id = slot */
 static int post(struct client *k, int slot)
 {
@@ -210,32 +226,19 @@ static int post(struct client *k, int slot)
 		return ibv_wr_complete(k->qpx);
 	}
 #endif
-	/* the flush's 8-byte read lands beyond the ops' sources */
-	struct ibv_sge eight = {(uintptr_t)k->buf + REGION + 8 * (uint64_t)slot, 8, k->mr->lkey};
 	struct ibv_send_wr rd, wr, *bad;
-	memset(&rd, 0, sizeof(rd));
-	rd.wr_id = (uint64_t)slot;
-	rd.opcode = IBV_WR_RDMA_READ;
-	rd.send_flags = IBV_SEND_SIGNALED;
-	rd.num_sge = 1;
-	rd.wr.rdma.remote_addr = raddr;
-	rd.wr.rdma.rkey = k->rp.rkey;
 	if (k->c == V_READ) {
-		rd.sg_list = &data;
+		rd = one_sided(IBV_WR_RDMA_READ, &data, raddr, k->rp.rkey, slot, IBV_SEND_SIGNALED);
 		return ibv_post_send(k->qp, &rd, &bad);
 	}
-	rd.sg_list = &eight;
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.sg_list = &data;
-	wr.num_sge = 1;
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = k->rp.rkey;
 	if (k->c == V_WRITE) {
-		wr.wr_id = (uint64_t)slot;
-		wr.send_flags = IBV_SEND_SIGNALED;
+		wr = one_sided(IBV_WR_RDMA_WRITE, &data, raddr, k->rp.rkey, slot, IBV_SEND_SIGNALED);
 		return ibv_post_send(k->qp, &wr, &bad);
 	}
+	/* the flush's 8-byte read lands beyond the ops' sources */
+	struct ibv_sge eight = {(uintptr_t)k->buf + REGION + 8 * (uint64_t)slot, 8, k->mr->lkey};
+	wr = one_sided(IBV_WR_RDMA_WRITE, &data, raddr, k->rp.rkey, 0, 0);
+	rd = one_sided(IBV_WR_RDMA_READ, &eight, raddr, k->rp.rkey, slot, IBV_SEND_SIGNALED);
 	if (k->split) {
 		int rc = ibv_post_send(k->qp, &wr, &bad);
 		return rc ? rc : ibv_post_send(k->qp, &rd, &bad);
