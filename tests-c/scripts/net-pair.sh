@@ -46,6 +46,13 @@
 #       "none": the stream alone),
 #       LIB on both sides, must pass, its data verified by the example;
 #       the stream and the examples share one boot of the pair
+#   rtu-lost EXAMPLE...
+#       the server's guest drops every connection-manager RTU that reaches
+#       it (a tc u32 filter on its NIC), so its side of a connection never
+#       gets ESTABLISHED: each EXAMPLE, whose client hangs up as soon as it
+#       is connected, in the four pairings, must pass, and each server must
+#       say the client closed the connection at once (its first event is
+#       CLOSED; see rpma_conn_next_event(3))
 #
 # Each run prints its RESULT line (see net_client.c). Environment:
 # NET_PAIR_RESULTS, a file to which each RESULT line is appended.
@@ -207,6 +214,39 @@ case $case_ in
       echo "$ex: $got ${line#client| }"
       [ $got = pass ] || fail=1
       [ -n "${NET_PAIR_RESULTS:-}" ] && echo "loss-example $pct $delay lib=$ll $ex $got ${secs:-?}" >>"$NET_PAIR_RESULTS"
+    done
+    exit $fail ;;
+  rtu-lost)
+    # the RTU is a CM MAD (management class 7, attribute 0x0014) to QP 1:
+    # RoCE v2 puts IP(20) UDP(8) BTH(12) DETH(8) before the MAD, whose
+    # class is its byte 1 and attribute its bytes 16-17
+    drop="tc qdisc add dev eth0 ingress && tc filter add dev eth0 parent ffff: protocol ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff match u8 0x07 0xff at 49 match u16 0x0014 0xffff at 64 action drop &&"
+    srv=() cli='f=0; ' k=0 fail=0
+    for ex in "$@"; do
+      for sl in ours ref; do
+        for cl in ours ref; do
+          k=$((k + 1))
+          srv+=("$served ${lib[$sl]} $build/example_${ex}_server \$RPMA_TESTING_IP $((port + k))")
+          cli+="$served ${lib[$cl]} $build/example_${ex}_client \$RXE_PEER_IP $((port + k)); r=\$?; echo \"example $ex server-$sl client-$cl exit \$r\"; [ \$r = 0 ] || f=1; "
+        done
+      done
+    done
+    "$root/softroce/rxe-pair" "$drop $all --ready$(argv "${srv[@]}")" "${cli}exit \$f" >"$out" 2>&1
+    rc=$?
+    [ $rc = 0 ] || { cat "$out"; fail=1; }
+    k=0
+    for ex in "$@"; do
+      for sl in ours ref; do
+        for cl in ours ref; do
+          # the server's output, as run-all.sh prints it, is command k's
+          got=FAIL
+          grep -q "^client| example $ex server-$sl client-$cl exit 0$" "$out" &&
+            grep -q "^server| $k| .*closed the connection at once" "$out" && got=pass
+          echo "$ex server-$sl client-$cl: $got"
+          [ $got = pass ] || fail=1
+          k=$((k + 1))
+        done
+      done
     done
     exit $fail ;;
   *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;;

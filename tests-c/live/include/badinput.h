@@ -139,6 +139,7 @@ bi_srv_one(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg, struct rpma_mr_l
 	struct rpma_conn_private_data pd = {NULL, 0};
 	struct rpma_conn *conn = NULL;
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	int r;
 
 	if (!S_CHECK(rpma_ep_get_fd(ep, &p.fd) == 0) || !S_CHECK(poll(&p, 1, SRV_WAIT_MS) == 1))
 		return 0;
@@ -155,8 +156,18 @@ bi_srv_one(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg, struct rpma_mr_l
 				OS_CTX(RECV_ID + (unsigned)i)) == 0);
 	if (!S_CHECK(rpma_conn_req_connect(&req, mine, &conn) == 0))
 		return 0;
-	S_CHECK(c_event_is(conn, RPMA_CONN_ESTABLISHED));
-	S_CHECK(c_next_event(conn, SRV_WAIT_MS, &ev) == 0 && ev == RPMA_CONN_CLOSED);
+	/*
+	 * The server's CM reports ESTABLISHED when it takes the client's RTU. A
+	 * client that disconnects right after its first operation can have its
+	 * DREQ taken first (lost RTU, or the two messages handled out of order):
+	 * the connection then reports CLOSED alone, with either library.
+	 */
+	r = c_next_event(conn, C_WAIT_MS, &ev);
+	S_CHECK(r == 0 && (ev == RPMA_CONN_ESTABLISHED || ev == RPMA_CONN_CLOSED));
+	if (r == 0 && ev == RPMA_CONN_CLOSED)
+		t_note("server: CLOSED came without ESTABLISHED (the client's DREQ before its RTU)");
+	else
+		S_CHECK(c_next_event(conn, SRV_WAIT_MS, &ev) == 0 && ev == RPMA_CONN_CLOSED);
 	S_CHECK(rpma_conn_disconnect(conn) == 0);
 	if (rmr != NULL)
 		srv_receives(conn);
