@@ -258,7 +258,7 @@ impl<'a> ConnReq<'a> {
         let private_data = self.private_data.take();
         // A failed allocation drops the connection, which releases the
         // parts (and rejects an incoming request) as the request would.
-        let mut conn = try_box(Conn::new(parts, passive))?;
+        let mut conn = try_box(Conn::new(parts, peer, passive))?;
         conn.take_flush_target(peer)?;
         if passive {
             conn.accept(&mut param)?;

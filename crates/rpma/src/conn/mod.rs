@@ -51,6 +51,9 @@ pub struct Conn<'a> {
     event_fd: c_int,
     /// An incoming request not accepted yet: releasing it rejects it.
     unanswered: bool,
+    /// The device is iWARP: a read of nothing names one empty entry there
+    /// (see [`Conn::read`]).
+    iwarp: bool,
     /// The receiver-not-ready timer code to set when the first ESTABLISHED
     /// event comes (the active side's queue pair becomes ready to send as
     /// librdmacm takes the peer's answer); 0: nothing to set.
@@ -70,10 +73,11 @@ unsafe impl Send for Conn<'_> {}
 unsafe impl Sync for Conn<'_> {}
 
 impl<'a> Conn<'a> {
-    /// Puts a connection together from a request's parts. `incoming`: the
-    /// request came through an endpoint and is not accepted yet, so
-    /// releasing the connection before `accept` rejects it.
-    pub(crate) fn new(parts: Parts, incoming: bool) -> Conn<'a> {
+    /// Puts a connection together from a request's parts, made on `peer`'s
+    /// device. `incoming`: the request came through an endpoint and is not
+    /// accepted yet, so releasing the connection before `accept` rejects
+    /// it.
+    pub(crate) fn new(parts: Parts, peer: &Peer, incoming: bool) -> Conn<'a> {
         let qp = parts.id.qp();
         let native = parts.queues.native;
         Conn {
@@ -85,6 +89,7 @@ impl<'a> Conn<'a> {
             native,
             event_fd: -1,
             unanswered: incoming,
+            iwarp: peer.is_iwarp(),
             rnr_timer_on_established: 0,
             _borrows: PhantomData,
         }

@@ -36,7 +36,9 @@ pub struct Wake<'a> {
 impl Conn<'_> {
     /// Reads `len` bytes at `src_offset` of the remote region into
     /// `dst_offset` of a local one. Without both regions it is the 0-byte
-    /// read (offsets and length 0), which orders like any other read.
+    /// read (offsets and length 0), which orders like any other read; on
+    /// iWARP it is posted with one empty scatter/gather entry, since siw
+    /// would otherwise reuse the last request's.
     ///
     /// # Errors
     /// `Error::Inval` when only one region is given, or neither with a
@@ -55,6 +57,14 @@ impl Conn<'_> {
         op_context: u64,
     ) -> Result<()> {
         let (sge, remote) = one_sided_ends(dst, dst_offset, src, src_offset, len)?;
+        // siw builds a read request from the first entry of the send queue
+        // slot whatever the entry count, so a read of nothing would carry
+        // the length and sink of the slot's last request: on iWARP it names
+        // one empty entry instead
+        let sge = match sge {
+            None if self.iwarp => Some(sys::ibv_sge::default()),
+            sge => sge,
+        };
         SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
             .sge(sge)
             .remote(remote)
