@@ -45,6 +45,7 @@ LIB     := $(BUILD)/lib/librpma.so.0
 CTEST_DIR := $(BUILD)/tests-c
 
 .PHONY: all lib cross fault-lib check-arch check-debian rust-bins demo check check-bare check-rust check-c check-deb header bindings deb trixie-root \
+	tests-c-build check-siw \
 	install uninstall clean FORCE
 
 # A cross-build (ARCH) is made the way Debian makes one, in a chroot of the
@@ -177,11 +178,19 @@ check-rust: trixie-root
 rust-bins:
 	CARGO="$(CARGO)" scripts/rust-bins.sh $(BUILD)/rust
 
-check-c: lib fault-lib rust-bins
+tests-c-build: lib fault-lib rust-bins
 	cmake -S tests-c -B $(CTEST_DIR) -DRPMA_CARGO=$(CARGO) -DRPMA_LIB_DIR=$(CURDIR)/$(BUILD)/lib \
 		-DRPMA_FAULT_LIB_DIR=$(CURDIR)/$(BUILD)/fault -DRPMA_RUST_DIR=$(CURDIR)/$(BUILD)/rust >/dev/null
 	cmake --build $(CTEST_DIR) -j2
+
+check-c: tests-c-build
 	ctest --test-dir $(CTEST_DIR) --output-on-failure -j2
+
+# Outside `make check` (25-40 minutes a stack): the live tests and the
+# examples' four pairings on soft-iWARP, on Debian 12's and 13's stacks
+# (SIW_STACKS="bookworm" for one); tests-c/scripts/check-siw.sh says more.
+check-siw: tests-c-build
+	tests-c/scripts/check-siw.sh $(CTEST_DIR) $(SIW_STACKS)
 
 header:
 	RPMA_UPDATE_HEADER=1 $(CARGO) test -p librpma --test header

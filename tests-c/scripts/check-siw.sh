@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# check-siw.sh BUILD-DIR [STACK...] -- the suite on soft-iWARP: every live
+# test (differential, ours against the stack's C library) and every example
+# in the four pairings, in a guest whose device is siw0 (RXE_DEVICE=siw),
+# on each STACK (default: bookworm trixie); on Debian 13's the reference is
+# Debian 12's C library (1.2.0), since 1.3.0 connects to nothing on siw
+# (librpma(7), GENERATIONS). What iWARP does otherwise than
+# the RoCE the tests assert is listed, with its reason, in
+# tests-c/known-STACK-siw.tsv (rxe-suite-guest.sh applies it). Prints one
+# line per test and a total per stack; fails when any test failed.
+#
+# Outside `make check` (`make check-siw`): one stack's run takes 25-40
+# minutes of TCG, which `.ci/run` cannot spare.
+set -u
+[ $# -ge 1 ] || { sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2; }
+build=$(cd "$1" && pwd); shift
+here=$(cd "$(dirname "$0")" && pwd)
+stacks=("$@")
+[ $# -eq 0 ] && stacks=(bookworm trixie)
+manifest=$build/rxe-suite.manifest
+[ -s "$manifest" ] || { echo "check-siw: no $manifest (configure and build tests-c first)"; exit 2; }
+# the guest-only lines of the RoCE suite that are not the live tests and
+# the four pairings: fault sweeps, Rust programs, RAM reruns, valgrind and
+# helgrind runs, Debian-built examples
+skip='^(fault|ram|rust|rust-example|rxe)[.]|[.](valgrind|helgrind|debian-built)$'
+fail=0
+for stack in "${stacks[@]}"; do
+  out=$build/siw-$stack
+  echo "== soft-iWARP on the $stack stack ($out)"
+  # a broken connection leaves some tests waiting for what never comes:
+  # 120 s bounds each
+  m=$manifest
+  if [ "$stack" = trixie ]; then
+    # Debian 13's C library 1.3.0 connects to nothing on siw (librpma(7),
+    # generations.siw): there the reference is Debian 12's C library, as
+    # in the generations table
+    c12=$("$here/c12-lib.sh" "$build") || exit 1
+    m=$build/siw-trixie.manifest
+    sed "s#$build/reference-lib/librpma.so.0#$c12#g; s#$build/reference-lib#$(dirname "$c12")#g" "$manifest" >"$m"
+  fi
+  RXE_DEVICE=siw RXE_STACK=$stack RXE_SKIP=$skip RPMA_TEST_TIMEOUT=${RPMA_TEST_TIMEOUT:-120} \
+    "$here/rxe-suite.sh" "$m" "$out" || fail=1
+  pass=0 failed=()
+  while IFS=$'\t' read -r name _; do
+    [[ $name =~ $skip ]] && continue
+    [[ $name == live.* || $name == example.* ]] || continue
+    if [ "$(cat "$out/$name.rc" 2>/dev/null)" = 0 ]; then
+      pass=$((pass + 1))
+    else
+      failed+=("$name")
+    fi
+  done <"$manifest"
+  for name in "${failed[@]+"${failed[@]}"}"; do echo "FAIL $stack $name (log: $out/$name.log)"; done
+  echo "siw $stack: ${pass} passed, ${#failed[@]} failed"
+  [ ${#failed[@]} = 0 ] || fail=1
+done
+exit $fail
