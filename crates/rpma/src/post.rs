@@ -208,6 +208,21 @@ impl Kind {
     }
 }
 
+/// The scatter/gather entry of a transfer as the device needs it. A
+/// transfer of nothing (`None`) names no entry, except on iWARP, where it
+/// names one empty entry: siw builds a read request from the send queue
+/// slot's first entry whatever the entry count (a read of nothing would
+/// carry the slot's last length and sink), and libsiw refuses a receive
+/// without entries. On RoCE an empty entry is not the same: mlx5 takes a
+/// zero byte count as 2 GiB.
+#[inline]
+pub(crate) fn entry_for(sge: Option<sys::ibv_sge>, iwarp: bool) -> Option<sys::ibv_sge> {
+    match sge {
+        None if iwarp => Some(sys::ibv_sge::default()),
+        sge => sge,
+    }
+}
+
 /// Where a receive work request goes.
 pub(crate) enum RecvQueue {
     Qp(*mut sys::ibv_qp),
@@ -230,6 +245,17 @@ pub(crate) fn recv(queue: RecvQueue, sge: Option<sys::ibv_sge>, op_context: u64)
         sg_list,
         num_sge,
     };
+    if let RecvQueue::Qp(qp) = queue {
+        // A queue pair that takes its receives from an SRQ has no receive
+        // queue. rxe refuses the post with EINVAL, but libsiw writes into
+        // the queue it does not have and crashes the process, so the
+        // library refuses it the way rxe does.
+        // SAFETY: the QP is live (its owner is borrowed by the caller);
+        // libibverbs sets `srq` when it creates the QP and never changes it.
+        if !unsafe { (*qp).srq }.is_null() {
+            return Err(recv_failed(false, libc::EINVAL));
+        }
+    }
     let mut bad = std::ptr::null_mut();
     // SAFETY: the queue is live (its owner is borrowed by the caller); wr
     // and its SGE live on this stack frame for the call.

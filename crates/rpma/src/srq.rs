@@ -19,6 +19,8 @@ pub struct Srq<'p> {
     // C library.
     rcq: Option<Cq>,
     srq: NonNull<sys::ibv_srq>,
+    /// Whether the device is iWARP (the receive of nothing differs there).
+    iwarp: bool,
     /// The peer whose protection domain holds the queue.
     _peer: PhantomData<&'p Peer>,
 }
@@ -49,6 +51,7 @@ impl<'p> Srq<'p> {
         let mut me = Srq {
             rcq: None,
             srq,
+            iwarp: peer.is_iwarp(),
             _peer: PhantomData,
         };
         if cfg.rcq_size() > 0 {
@@ -65,7 +68,8 @@ impl<'p> Srq<'p> {
     }
 
     /// Posts a buffer for a message to any connection using the SRQ
-    /// (nothing: a 0-byte buffer). Buffers are taken in no promised order.
+    /// (nothing: a 0-byte buffer, on iWARP one empty scatter/gather entry,
+    /// as for [`crate::Conn::recv`]). Buffers are taken in no promised order.
     ///
     /// # Errors
     /// `Error::Inval` when `dst` is `None` but `offset` or `len` is not 0;
@@ -79,7 +83,11 @@ impl<'p> Srq<'p> {
         op_context: u64,
     ) -> Result<()> {
         let sge = local_end(dst, offset, len)?;
-        post::recv(post::RecvQueue::Srq(self.as_ptr()), sge, op_context)
+        post::recv(
+            post::RecvQueue::Srq(self.as_ptr()),
+            post::entry_for(sge, self.iwarp),
+            op_context,
+        )
     }
 
     /// The SRQ's own receive CQ, if it has one.

@@ -57,16 +57,8 @@ impl Conn<'_> {
         op_context: u64,
     ) -> Result<()> {
         let (sge, remote) = one_sided_ends(dst, dst_offset, src, src_offset, len)?;
-        // siw builds a read request from the first entry of the send queue
-        // slot whatever the entry count, so a read of nothing would carry
-        // the length and sink of the slot's last request: on iWARP it names
-        // one empty entry instead
-        let sge = match sge {
-            None if self.iwarp => Some(sys::ibv_sge::default()),
-            sge => sge,
-        };
         SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
-            .sge(sge)
+            .sge(post::entry_for(sge, self.iwarp))
             .remote(remote)
             .post(self.qp(), Kind::Read)
     }
@@ -165,7 +157,8 @@ impl Conn<'_> {
     }
 
     /// Posts a buffer for the next message of the peer (nothing: a 0-byte
-    /// buffer).
+    /// buffer, which on iWARP is one empty scatter/gather entry, since
+    /// libsiw refuses a receive without one).
     ///
     /// # Errors
     /// `Error::Inval` when `dst` is `None` but `offset` or `len` is not 0;
@@ -181,7 +174,11 @@ impl Conn<'_> {
         op_context: u64,
     ) -> Result<()> {
         let sge = local_end(dst, offset, len)?;
-        post::recv(post::RecvQueue::Qp(self.qp()), sge, op_context)
+        post::recv(
+            post::RecvQueue::Qp(self.qp()),
+            post::entry_for(sge, self.iwarp),
+            op_context,
+        )
     }
 
     /// Blocks until a queue of the connection reports to the shared
