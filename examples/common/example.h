@@ -5,9 +5,9 @@
  * that all have a deadline: for a connection request (next_request()), a
  * connection event (expect_event_within()) and completions (next_wc(),
  * expect_wc(), expect_wcs() for several in any order); setting up and
- * ending a connection (connect_to(), accept_and_wait(), disconnect_and_wait(),
- * drop_connection()); plus the FNV-1a checksum the examples put into
- * their messages. Each function says what went wrong on stderr,
+ * ending a connection (connect_to(), accept_and_wait(), accept_maybe_closed(),
+ * disconnect_and_wait(), drop_connection()); plus the FNV-1a checksum the
+ * examples put into their messages. Each function says what went wrong on stderr,
  * prefixed by "who" (the program's role), so a failed run explains itself.
  */
 #ifndef EXAMPLES_COMMON_EXAMPLE_H
@@ -558,6 +558,48 @@ drop_connection(const char *who, struct rpma_conn **conn, int *failed)
 {
 	teardown_step(who, "rpma_conn_disconnect", rpma_conn_disconnect(*conn), failed);
 	teardown_step(who, "rpma_conn_delete", rpma_conn_delete(conn), failed);
+}
+
+/*
+ * Server, for a client that may hang up as soon as it has the accept's
+ * private data: accept_and_wait(), except that a CLOSED in place of
+ * ESTABLISHED also ends it well. The connection manager may take the
+ * client's disconnection request before its last handshake message, and
+ * then CLOSED is the connection's first event (rpma_conn_next_event(3)).
+ * Returns 0 with *conn set and *closed saying whether CLOSED came (the
+ * caller still disconnects and deletes), or non-zero (reported) with
+ * nothing left to delete.
+ */
+static inline int
+accept_maybe_closed(const char *who, struct rpma_conn_req **req,
+		struct rpma_conn_private_data *pdata, int timeout_ms, struct rpma_conn **conn,
+		int *closed)
+{
+	enum rpma_conn_event event = RPMA_CONN_UNDEFINED;
+	int failed = 1;
+	int ret;
+
+	ret = rpma_conn_req_connect(req, pdata, conn);
+	if (ret) {
+		report(who, "rpma_conn_req_connect", ret);
+		return 1;
+	}
+	if (event_within(who, *conn, "ESTABLISHED", timeout_ms))
+		goto err_drop;
+	ret = rpma_conn_next_event(*conn, &event);
+	if (ret) {
+		report(who, "rpma_conn_next_event", ret);
+		goto err_drop;
+	}
+	if (event == RPMA_CONN_ESTABLISHED || event == RPMA_CONN_CLOSED) {
+		*closed = event == RPMA_CONN_CLOSED;
+		return 0;
+	}
+	fprintf(stderr, "%s: waited for ESTABLISHED, got %s\n", who,
+			rpma_utils_conn_event_2str(event));
+err_drop:
+	drop_connection(who, conn, &failed);
+	return 1;
 }
 
 /* 32-bit FNV-1a over a payload */

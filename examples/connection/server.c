@@ -83,7 +83,7 @@ serve(struct rpma_conn_req *req, const struct conn_msg *welcome)
 {
 	struct rpma_conn_private_data pdata;
 	struct rpma_conn *conn = NULL;
-	enum rpma_conn_event event = RPMA_CONN_UNDEFINED;
+	int closed = 0;
 	int failed = 1;
 	int ret;
 
@@ -100,33 +100,12 @@ serve(struct rpma_conn_req *req, const struct conn_msg *welcome)
 	/* the library only reads the accept data, the cast drops const for the API */
 	pdata.ptr = (void *)welcome;
 	pdata.len = sizeof(*welcome);
-	ret = rpma_conn_req_connect(&req, &pdata, &conn);
-	if (ret) {
-		report(WHO, "rpma_conn_req_connect", ret);
+	/* the WELCOME is all the client needs, so it may hang up at once */
+	if (accept_maybe_closed(WHO, &req, &pdata, CONN_EVENT_TIMEOUT_MS, &conn, &closed))
 		return 1;
-	}
-
-	/*
-	 * The WELCOME is all the client needs, so it may hang up at once. When
-	 * this side's connection manager takes its disconnection request before
-	 * its last handshake message, CLOSED comes without ESTABLISHED (see
-	 * rpma_conn_next_event(3)): the connection was used all the same.
-	 */
-	if (event_within(WHO, conn, "ESTABLISHED", CONN_EVENT_TIMEOUT_MS))
-		goto err_disconnect;
-	ret = rpma_conn_next_event(conn, &event);
-	if (ret) {
-		report(WHO, "rpma_conn_next_event", ret);
-		goto err_disconnect;
-	}
-	if (event == RPMA_CONN_CLOSED) {
+	if (closed) {
 		printf(WHO ": WELCOME sent, the client closed the connection at once\n");
 		failed = 0;
-		goto err_disconnect;
-	}
-	if (event != RPMA_CONN_ESTABLISHED) {
-		fprintf(stderr, WHO ": waited for ESTABLISHED, got %s\n",
-				rpma_utils_conn_event_2str(event));
 		goto err_disconnect;
 	}
 	printf(WHO ": connection established, WELCOME sent\n");

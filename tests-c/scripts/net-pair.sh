@@ -55,7 +55,10 @@
 #       CLOSED; see rpma_conn_next_event(3))
 #
 # Each run prints its RESULT line (see net_client.c). Environment:
-# NET_PAIR_RESULTS, a file to which each RESULT line is appended.
+# NET_PAIR_RESULTS, a file to which each RESULT line is appended;
+# NET_PAIR_SETUP, a command both guests run before the programs of the
+# poweroff, cut and clientoff cases (for example a sysctl); and rxe-pair's
+# (RXE_STACK, RXE_DEVICE=siw for soft-iWARP).
 set -u
 [ $# -ge 2 ] || { sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2; }
 build=$(cd "$1" && pwd); shift
@@ -64,6 +67,7 @@ root=$(cd "$here/../.." && pwd)
 multiarch=$(gcc -dumpmachine)
 declare -A lib=([ours]=$root/build/lib/librpma.so.0 [ref]=/usr/lib/$multiarch/librpma.so.0)
 served="$here/run-served-by.sh"
+setup=${NET_PAIR_SETUP:+$NET_PAIR_SETUP && }
 port=7400
 out=$(mktemp); trap 'rm -f "$out"' EXIT
 all="$here/run-all.sh"
@@ -116,8 +120,8 @@ case $case_ in
       srv+=("$served ${lib[ours]} $build/net_server \$RPMA_TESTING_IP $((port + k))")
       cli+=("$served ${lib[$cl]} $build/net_client \$RXE_PEER_IP $((port + k)) ${modes[k]} /run/rxe-run/streaming-${modes[k]} $limit")
     done
-    RXE_PAIR_CONTROL=$control "$root/softroce/rxe-pair" "$all --ready$(argv "${srv[@]}")" \
-      "$all$(argv "${cli[@]}")" >"$out" 2>&1
+    RXE_PAIR_CONTROL=$control "$root/softroce/rxe-pair" "$setup$all --ready$(argv "${srv[@]}")" \
+      "$setup$all$(argv "${cli[@]}")" >"$out" 2>&1
     cat "$out"
     fail=0
     for k in "${!modes[@]}"; do
@@ -143,8 +147,8 @@ case $case_ in
     echo "== clientoff: the server ${how}s, server library $sl"
     RXE_PAIR_CONTROL="rxe-pair-ctl \$RXE_PAIR_CLIENT wait streaming && rxe-pair-ctl \$RXE_PAIR_CLIENT poweroff && echo 'client powered off' && { rxe-pair-ctl \$RXE_PAIR_SERVER wait ended $bound || { echo 'the server learnt nothing within $bound s'; rxe-pair-ctl \$RXE_PAIR_SERVER poweroff; }; }" \
       "$root/softroce/rxe-pair" \
-      "$all --ready$(argv "$served ${lib[$sl]} $build/net_server \$RPMA_TESTING_IP $port ${srv_args[*]}")" \
-      "$served ${lib[$sl]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 60" \
+      "$setup$all --ready$(argv "$served ${lib[$sl]} $build/net_server \$RPMA_TESTING_IP $port ${srv_args[*]}")" \
+      "$setup$served ${lib[$sl]} $build/net_client \$RXE_PEER_IP $port busy /run/rxe-run/streaming 60" \
       >"$out" 2>&1
     cat "$out"
     result=$(line server 0 RESULT)
@@ -221,32 +225,30 @@ case $case_ in
     # RoCE v2 puts IP(20) UDP(8) BTH(12) DETH(8) before the MAD, whose
     # class is its byte 1 and attribute its bytes 16-17
     drop="tc qdisc add dev eth0 ingress && tc filter add dev eth0 parent ffff: protocol ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff match u8 0x07 0xff at 49 match u16 0x0014 0xffff at 64 action drop &&"
-    srv=() cli='f=0; ' k=0 fail=0
+    # every example in the four pairings: "EXAMPLE SERVER-LIB CLIENT-LIB"
+    pairings=()
     for ex in "$@"; do
       for sl in ours ref; do
-        for cl in ours ref; do
-          k=$((k + 1))
-          srv+=("$served ${lib[$sl]} $build/example_${ex}_server \$RPMA_TESTING_IP $((port + k))")
-          cli+="$served ${lib[$cl]} $build/example_${ex}_client \$RXE_PEER_IP $((port + k)); r=\$?; echo \"example $ex server-$sl client-$cl exit \$r\"; [ \$r = 0 ] || f=1; "
-        done
+        for cl in ours ref; do pairings+=("$ex $sl $cl"); done
       done
+    done
+    srv=() cli='f=0; ' fail=0
+    for k in "${!pairings[@]}"; do
+      read -r ex sl cl <<<"${pairings[$k]}"
+      srv+=("$served ${lib[$sl]} $build/example_${ex}_server \$RPMA_TESTING_IP $((port + k + 1))")
+      cli+="$served ${lib[$cl]} $build/example_${ex}_client \$RXE_PEER_IP $((port + k + 1)); r=\$?; echo \"example $ex server-$sl client-$cl exit \$r\"; [ \$r = 0 ] || f=1; "
     done
     "$root/softroce/rxe-pair" "$drop $all --ready$(argv "${srv[@]}")" "${cli}exit \$f" >"$out" 2>&1
     rc=$?
     [ $rc = 0 ] || { cat "$out"; fail=1; }
-    k=0
-    for ex in "$@"; do
-      for sl in ours ref; do
-        for cl in ours ref; do
-          # the server's output, as run-all.sh prints it, is command k's
-          got=FAIL
-          grep -q "^client| example $ex server-$sl client-$cl exit 0$" "$out" &&
-            grep -q "^server| $k| .*closed the connection at once" "$out" && got=pass
-          echo "$ex server-$sl client-$cl: $got"
-          [ $got = pass ] || fail=1
-          k=$((k + 1))
-        done
-      done
+    for k in "${!pairings[@]}"; do
+      read -r ex sl cl <<<"${pairings[$k]}"
+      # the server's output, as run-all.sh prints it, is command k's
+      got=FAIL
+      grep -q "^client| example $ex server-$sl client-$cl exit 0$" "$out" &&
+        grep -q "^server| $k| .*closed the connection at once" "$out" && got=pass
+      echo "$ex server-$sl client-$cl: $got"
+      [ $got = pass ] || fail=1
     done
     exit $fail ;;
   *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;;
