@@ -369,7 +369,8 @@ case_server_killed(struct d_child *srv)
 
 /*
  * The client: when the parent says 'G', connects to it, then keeps WINDOW
- * writes into the server's region and sends to it in flight; after its
+ * writes into the server's region and (the first NRECV / 2) sends to it in
+ * flight; after its
  * first completions it says 'T' (transferring) and goes on until it is
  * killed. Any other end is a failure: its exit status says which step.
  */
@@ -408,7 +409,14 @@ client_b(int in, int out, void *arg)
 
 		while (inflight < WINDOW) {
 			size_t slot = (size_t)(posted % NSLOT) * SLOT;
-			int r = posted % 2 ?
+			/*
+			 * Every other operation is a send, while the server has
+			 * receives for them: it does not post them again fast
+			 * enough, and on iWARP, where a send completes once it is
+			 * sent, a send that finds no receive breaks the connection
+			 * (there is no receiver-not-ready retry)
+			 */
+			int r = posted % 2 && posted < NRECV ?
 				rpma_send(conn, mr, slot, MSG, ALWAYS, D_CTX(posted + 1)) :
 				rpma_write(conn, rmr, slot, mr, slot, SLOT, ALWAYS,
 						D_CTX(posted + 1));
