@@ -28,6 +28,14 @@
 #define MSG 64		/* one send */
 #define RECV_OFF (32 * 1024) /* the server's receives */
 #define NRECV 32
+/*
+ * the sends a client makes in all: fewer than the server's receives. The
+ * server posts a receive again once it completed, but not fast enough for
+ * a client that runs ahead, and on iWARP, where a send completes once it
+ * is sent (not once the peer took it), a send that finds no receive
+ * breaks the connection: there is no receiver-not-ready retry
+ */
+#define SENDS (NRECV / 2)
 #define WINDOW 16	/* operations a client keeps in flight */
 #define KILL_AFTER_MS 300 /* of transfer, before the kill */
 #define WAIT_MS 30000	/* for a step of the setup */
@@ -251,7 +259,10 @@ post_a(struct rpma_conn *conn, struct rpma_mr_local *mr, struct rpma_mr_remote *
 		return rpma_read(conn, mr, READ_OFF + slot, rmr, slot, SLOT, ALWAYS,
 				D_CTX(i + 1));
 	default:
-		return rpma_send(conn, mr, slot, MSG, ALWAYS, D_CTX(i + 1));
+		/* a send, the first SENDS times */
+		if (i / 3 < SENDS)
+			return rpma_send(conn, mr, slot, MSG, ALWAYS, D_CTX(i + 1));
+		return rpma_write(conn, rmr, slot, mr, slot, SLOT, ALWAYS, D_CTX(i + 1));
 	}
 }
 
@@ -369,7 +380,7 @@ case_server_killed(struct d_child *srv)
 
 /*
  * The client: when the parent says 'G', connects to it, then keeps WINDOW
- * writes into the server's region and (the first NRECV / 2) sends to it in
+ * writes into the server's region and (the first SENDS) sends to it in
  * flight; after its
  * first completions it says 'T' (transferring) and goes on until it is
  * killed. Any other end is a failure: its exit status says which step.
@@ -409,14 +420,8 @@ client_b(int in, int out, void *arg)
 
 		while (inflight < WINDOW) {
 			size_t slot = (size_t)(posted % NSLOT) * SLOT;
-			/*
-			 * Every other operation is a send, while the server has
-			 * receives for them: it does not post them again fast
-			 * enough, and on iWARP, where a send completes once it is
-			 * sent, a send that finds no receive breaks the connection
-			 * (there is no receiver-not-ready retry)
-			 */
-			int r = posted % 2 && posted < NRECV ?
+			/* every other operation is a send, the first SENDS */
+			int r = posted % 2 && posted / 2 < SENDS ?
 				rpma_send(conn, mr, slot, MSG, ALWAYS, D_CTX(posted + 1)) :
 				rpma_write(conn, rmr, slot, mr, slot, SLOT, ALWAYS,
 						D_CTX(posted + 1));
