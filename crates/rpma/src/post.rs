@@ -234,17 +234,6 @@ pub(crate) enum RecvQueue {
 /// `ibv_wc::wr_id`.
 #[inline]
 pub(crate) fn recv(queue: RecvQueue, sge: Option<sys::ibv_sge>, op_context: u64) -> Result<()> {
-    let mut sge = sge;
-    let (sg_list, num_sge) = match sge.as_mut() {
-        Some(entry) => (std::ptr::from_mut(entry), 1),
-        None => (std::ptr::null_mut(), 0),
-    };
-    let mut wr = sys::ibv_recv_wr {
-        wr_id: op_context,
-        next: std::ptr::null_mut(),
-        sg_list,
-        num_sge,
-    };
     if let RecvQueue::Qp(qp) = queue {
         // A queue pair that takes its receives from an SRQ has no receive
         // queue. rxe refuses the post with EINVAL, but libsiw writes into
@@ -256,6 +245,17 @@ pub(crate) fn recv(queue: RecvQueue, sge: Option<sys::ibv_sge>, op_context: u64)
             return Err(recv_failed(false, libc::EINVAL));
         }
     }
+    let mut sge = sge;
+    let (sg_list, num_sge) = match sge.as_mut() {
+        Some(entry) => (std::ptr::from_mut(entry), 1),
+        None => (std::ptr::null_mut(), 0),
+    };
+    let mut wr = sys::ibv_recv_wr {
+        wr_id: op_context,
+        next: std::ptr::null_mut(),
+        sg_list,
+        num_sge,
+    };
     let mut bad = std::ptr::null_mut();
     // SAFETY: the queue is live (its owner is borrowed by the caller); wr
     // and its SGE live on this stack frame for the call.
@@ -330,5 +330,21 @@ mod tests {
         // SAFETY: the union members were just written.
         let (rdma, imm) = unsafe { (verbs.wr.rdma, verbs.__bindgen_anon_1.imm_data) };
         assert_eq!((rdma.remote_addr, rdma.rkey, imm), (0x2000, 9, 0));
+    }
+
+    #[test]
+    fn nothing_names_one_empty_entry_only_on_iwarp() {
+        assert!(entry_for(None, false).is_none());
+        let empty = entry_for(None, true).expect("one entry on iWARP");
+        assert_eq!((empty.addr, empty.length, empty.lkey), (0, 0, 0));
+        let entry = sys::ibv_sge {
+            addr: 0x1000,
+            length: 8,
+            lkey: 7,
+        };
+        for iwarp in [false, true] {
+            let kept = entry_for(Some(entry), iwarp).expect("the entry is kept");
+            assert_eq!((kept.addr, kept.length, kept.lkey), (0x1000, 8, 7));
+        }
     }
 }
