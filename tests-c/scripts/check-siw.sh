@@ -8,7 +8,10 @@
 # (librpma(7), GENERATIONS). What iWARP does otherwise than
 # the RoCE the tests assert is listed, with its reason, in
 # tests-c/known-STACK-siw.tsv (rxe-suite-guest.sh applies it). Prints one
-# line per test and a total per stack; fails when any test failed.
+# line per failed test and a total per stack. Then a server on two guests
+# is powered off mid-stream (net-pair.sh poweroff, tcp_retries2 5): our
+# client must learn it within 30 s in each waiting style. Fails when any
+# of it failed.
 #
 # Outside `make check` (`make check-siw`): one stack's run takes 25-40
 # minutes of TCG, which `.ci/run` cannot spare.
@@ -55,4 +58,14 @@ for stack in "${stacks[@]}"; do
   echo "siw $stack: ${pass} passed, ${skipped} not run (their reasons: tests-c/known-$stack-siw.tsv), ${#failed[@]} failed"
   [ ${#failed[@]} = 0 ] || fail=1
 done
+# a lost peer on siw is news only when TCP gives up on it
+# (net.ipv4.tcp_retries2, about 15 minutes by default; 12.6 s at 5):
+# a powered-off server, our client in the four waiting styles, must learn
+# it within 30 s (RELIABILITY.md, "On soft-iWARP")
+echo "== soft-iWARP: a server powered off mid-stream (two guests, Debian 12's stack)"
+lost=$(RXE_DEVICE=siw NET_PAIR_SETUP="sysctl -qw net.ipv4.tcp_retries2=5" \
+  "$here/net-pair.sh" "$build" poweroff busy,wait,poll,conn-wait ours 30 2>&1)
+rc=$?
+grep -E '^(PASS|FAIL)' <<<"$lost"
+[ $rc = 0 ] || { tail -30 <<<"$lost"; fail=1; }
 exit $fail
