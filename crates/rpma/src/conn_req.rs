@@ -201,7 +201,9 @@ impl<'a> ConnReq<'a> {
     ///
     /// # Errors
     /// `Error::Provider` when `ibv_post_recv` fails (the receive queue is
-    /// full, or the provider refuses the post).
+    /// full, or the provider refuses the post), or when the request was
+    /// made with an SRQ, whose connection has no receive queue of its own
+    /// (refused by the library, as [`crate::conn::Conn::recv`] says).
     pub fn recv(
         &self,
         dst: &MrLocal<'_>,

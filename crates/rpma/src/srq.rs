@@ -69,7 +69,7 @@ impl<'p> Srq<'p> {
 
     /// Posts a buffer for a message to any connection using the SRQ
     /// (nothing: a 0-byte buffer, on iWARP one empty scatter/gather entry,
-    /// as for [`crate::Conn::recv`]). Buffers are taken in no promised order.
+    /// as for [`crate::conn::Conn::recv`]). Buffers are taken in no promised order.
     ///
     /// # Errors
     /// `Error::Inval` when `dst` is `None` but `offset` or `len` is not 0;

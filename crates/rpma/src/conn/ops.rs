@@ -162,9 +162,10 @@ impl Conn<'_> {
     ///
     /// # Errors
     /// `Error::Inval` when `dst` is `None` but `offset` or `len` is not 0;
-    /// `Error::Provider` when `ibv_post_recv` fails: the receive queue is
-    /// full, or the connection uses an SRQ and so has no receive queue of
-    /// its own (the provider refuses the post, as in C).
+    /// `Error::Provider` when `ibv_post_recv` fails (the receive queue is
+    /// full), or when the connection uses an SRQ and so has no receive
+    /// queue of its own: the library refuses that post itself, as rxe
+    /// would (`EINVAL`), since libsiw crashes on it.
     #[inline]
     pub fn recv(
         &self,
