@@ -52,9 +52,9 @@
  * QD operations are kept in flight; each completion posts the next one.
  * After 100 warm-up operations (see BENCH_WARMUP) the client measures for
  * SECONDS or exactly OPS operations and prints one line
- *   RESULT case=.. size=.. qd=.. ops=.. secs=.. ops_s=.. p50_us=.. p99_us=.. cpu_us_op=..
+ *   RESULT case=.. size=.. qd=.. ops=.. secs=.. ops_s=.. p50_us=.. p99_us=.. cpu_us_op=.. sys_us_op=..
  * (cpu_us_op: the user and system CPU time of the whole client process over
- * the measured ops, from getrusage, per op)
+ * the measured ops, from getrusage, per op; sys_us_op: the system part)
  * and, on stderr, "STATS empty_polls=E polls=P" (rpma_cq_get_wc calls that
  * found nothing / all calls, warm-up included). The conn case also prints
  * there "PHASES cycles=N req_new_us=.. established_us=.. closed_us=..
@@ -119,7 +119,7 @@
 #define REGION_SIZE (SLOTS * SLOT_MAX)
 #define SRV_RECV_BUFS 32     /* server receive buffers of SLOT_MAX (pingpong) */
 #define SRV_SRQ_BUFS 64      /* SRQ receive buffers of SLOT_MAX: one per connection */
-#define SRV_IMM_RECVS 128    /* receives kept posted for write_imm */
+#define SRV_IMM_RECVS 512    /* receives kept posted for write_imm and send: perftest's ib_send_bw keeps 512 */
 #define WARMUP_OPS 100
 #define MAX_WC 32
 #define MAX_CONNS 64         /* the scale cases' connections */
@@ -668,7 +668,7 @@ static struct rpma_conn_cfg *srv_cfg(struct rpma_srq *srq)
 	CHECK(rpma_conn_cfg_new(&cfg));
 	CHECK(rpma_conn_cfg_set_cq_size(cfg, 512));
 	CHECK(rpma_conn_cfg_set_sq_size(cfg, 64));
-	CHECK(rpma_conn_cfg_set_rq_size(cfg, 256));
+	CHECK(rpma_conn_cfg_set_rq_size(cfg, SRV_IMM_RECVS));
 	CHECK(rpma_conn_cfg_set_timeout(cfg, timeout_ms()));
 	if (srq)
 		CHECK(rpma_conn_cfg_set_srq(cfg, srq));
@@ -1374,8 +1374,8 @@ static int run_client(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru0);
 	cli_run(&k, &r, mrbuf);
 	getrusage(RUSAGE_SELF, &ru1);
-	double cpu_us = tv_us(&ru1.ru_utime) - tv_us(&ru0.ru_utime) +
-			tv_us(&ru1.ru_stime) - tv_us(&ru0.ru_stime);
+	double sys_us = tv_us(&ru1.ru_stime) - tv_us(&ru0.ru_stime);
+	double cpu_us = tv_us(&ru1.ru_utime) - tv_us(&ru0.ru_utime) + sys_us;
 
 	if (connected) {
 		cli_disconnect(&k);
@@ -1399,11 +1399,11 @@ static int run_client(int argc, char **argv)
 	double secs = (double)(r.t_end - r.t_start) / 1e9;
 	qsort(r.lat, r.done, sizeof(uint64_t), cmp_u64);
 	printf("RESULT case=%s size=%zu qd=%d ops=%" PRIu64 " secs=%.6f ops_s=%.1f"
-	       " p50_us=%.2f p99_us=%.2f cpu_us_op=%.3f",
+	       " p50_us=%.2f p99_us=%.2f cpu_us_op=%.3f sys_us_op=%.3f",
 	       case_names[k.c], k.size, k.qd, r.done, secs,
 	       secs > 0 ? (double)r.done / secs : 0.0,
 	       pct_us(r.lat, r.done, 0.50), pct_us(r.lat, r.done, 0.99),
-	       r.done ? cpu_us / (double)r.done : 0.0);
+	       r.done ? cpu_us / (double)r.done : 0.0, r.done ? sys_us / (double)r.done : 0.0);
 	if (is_scale(k.c))
 		printf(" setup_us=%.1f", (double)k.setup_ns / 1e3 / k.qd);
 	printf("\n");
