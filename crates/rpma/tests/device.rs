@@ -32,10 +32,22 @@ fn ip() -> String {
     std::env::var("RPMA_TESTING_IP").expect("RPMA_TESTING_IP: run in the SoftRoCE guest")
 }
 
-/// A port for this process's listener number `k`, in 20000-31999 like the
-/// C tests' (below the guest's ephemeral range).
+/// A port for this process's listener number `k`, in the range the C
+/// tests' `t_port()` uses: 20000-31999 (below the guest's ephemeral
+/// range), or the lane's own part of it when the suite runs tests side by
+/// side (`RPMA_TEST_PORT_BASE`, `RPMA_TEST_PORT_SPAN`); a port outside the
+/// lane's part can meet a test of the other lane.
 fn port(k: u32) -> String {
-    (20000 + (std::process::id() + k) % 12000).to_string()
+    let var = |name: &str, default: u32| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .filter(|&v| v > 0)
+            .unwrap_or(default)
+    };
+    let base = var("RPMA_TEST_PORT_BASE", 20000);
+    let span = var("RPMA_TEST_PORT_SPAN", 12000);
+    (base + (std::process::id() + k) % span).to_string()
 }
 
 fn wait_readable(fd: BorrowedFd<'_>, what: &str) {
