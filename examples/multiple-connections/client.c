@@ -4,9 +4,10 @@
  * process opens several connections to the same server at once. It sends
  * all the connect requests (each with a HELLO naming the connection and
  * carrying a token of its own, and with a receive for the greeting already
- * posted on it), waits until all are established, then takes the greeting
- * of each connection, checks it is the one meant for that connection and
- * not another's, and answers it. Only when every connection has answered
+ * posted on it), waits until all are established, sends an ASK on each
+ * (the server greets only when asked: common.h says why), then takes the
+ * greeting of each connection, checks it is the one meant for that
+ * connection and not another's, and answers it. Only when every connection has answered
  * does it hang them all up. The protocol is described in common.h.
  *
  * usage: client <addr> <port> [--shared-channel] [connections]
@@ -36,6 +37,7 @@
 /* one connection's message memory */
 struct slot_mem {
 	char greeting[GREETING_ROOM];
+	struct hello_msg ask;
 	struct answer_msg answer;
 };
 
@@ -160,6 +162,33 @@ establish_one(struct client *cl, unsigned i)
 }
 
 /*
+ * Sends connection i's ASK. Only a failed send makes a completion: a
+ * successful one may complete after the greeting it asked for has come.
+ */
+static int
+ask_one(struct client *cl, unsigned i)
+{
+	struct client_conn *c = &cl->c[i];
+	struct hello_msg *a = &cl->mem[i].ask;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	a->magic = htole32(ASK_MAGIC);
+	a->version = htole16(PROTO_VERSION);
+	a->index = htole16((uint16_t)i);
+	a->count = htole16((uint16_t)cl->count);
+	a->token = htole32(c->token);
+	ret = rpma_send(c->conn, cl->mr, SLOT_OFF(i, ask), sizeof(*a),
+			RPMA_F_COMPLETION_ON_ERROR, a);
+	if (ret) {
+		report(WHO, "rpma_send", ret);
+		return 1;
+	}
+	printf(WHO ": connection %u: ASK sent\n", i);
+	return 0;
+}
+
+/*
  * Takes connection i's greeting and checks it was meant for this very
  * connection; *serial and *cookie are what the answer has to echo.
  */
@@ -259,8 +288,8 @@ answer_one(struct client *cl, unsigned i, uint16_t serial, uint32_t cookie)
 }
 
 /*
- * All connections at once: all requests, then all ESTABLISHED, then each
- * greeting and its answer. Returns 0 when every step went right; the
+ * All connections at once: all requests, then all ESTABLISHED, all ASKs,
+ * then each greeting and its answer. Returns 0 when every step went right; the
  * connections made are in cl->c either way.
  */
 static int
@@ -297,6 +326,9 @@ run(struct client *cl, struct rpma_peer *peer, const char *addr, const char *por
 		if (establish_one(cl, i))
 			goto out_cfg;
 	printf(WHO ": all %u connections established\n", cl->count);
+	for (i = 0; i < cl->count; i++)
+		if (ask_one(cl, i))
+			goto out_cfg;
 	for (i = 0; i < cl->count; i++)
 		if (take_greeting(cl, i, &serial, &cookie) || answer_one(cl, i, serial, cookie))
 			goto out_cfg;

@@ -1,21 +1,31 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * common.h -- what server.c and client.c of the multiple-connections
- * example agree on: the HELLO each connect request carries, the GREETING
- * the server sends on each connection and the ANSWER that comes back, plus
- * two waiting helpers both sides use.
+ * example agree on: the HELLO each connect request carries, the ASK
+ * the client sends first on each connection, the GREETING the server
+ * sends back and the ANSWER to it, plus two waiting helpers both sides use.
  *
  * The exchange, on each of the client's connections at the same time:
  *  1. the client connects with a HELLO in its private data: which of its
  *     connections this is (index, count) and a token of that connection;
- *  2. the server accepts; once ESTABLISHED it posts a receive for the
- *     answer and sends a GREETING: the index and token it was told, a
- *     serial number of its own (the order it accepted in) and a cookie,
- *     both different for every connection, and a line of text;
- *  3. the client checks the GREETING is the one meant for that connection
+ *  2. the server posts two receives on the request (for the ASK, then the
+ *     ANSWER) and accepts;
+ *  3. once ESTABLISHED the client sends an ASK: its HELLO again, with a
+ *     magic number of its own;
+ *  4. on the ASK the server sends a GREETING: the index and token it was
+ *     told, a serial number of its own (the order it accepted in) and a
+ *     cookie, both different for every connection, and a line of text;
+ *  5. the client checks the GREETING is the one meant for that connection
  *     and answers with an ANSWER echoing index, token, serial and cookie;
- *  4. once every connection has its answer sent, the client hangs up all
+ *  6. once every connection has its answer sent, the client hangs up all
  *     of them; the server handles each CLOSED and ends after the last.
+ *
+ * The client speaks first because iWARP wants it so: MPA (RFC 5044) lets
+ * the side that accepted send only after the first message from the side
+ * that connected, unless both agree otherwise (RFC 6581), and siw does not.
+ * A greeting sent as soon as the server sees ESTABLISHED can reach the
+ * client's siw before it has finished connecting, and the connection
+ * fails.
  */
 #ifndef EXAMPLE_MULTIPLE_CONNECTIONS_COMMON_H
 #define EXAMPLE_MULTIPLE_CONNECTIONS_COMMON_H
@@ -32,8 +42,9 @@
 
 #include "../common/example.h"
 
-/* all three magics differ, so a message sent back unchanged is caught */
+/* all four magics differ, so a message sent back unchanged is caught */
 #define HELLO_MAGIC	0x4d434831u	/* "MCH1", client -> server, connect request */
+#define ASK_MAGIC	0x4d434b34u	/* "MCK4", client -> server, rpma_send */
 #define GREETING_MAGIC	0x4d434732u	/* "MCG2", server -> client, rpma_send */
 #define ANSWER_MAGIC	0x4d434133u	/* "MCA3", client -> server, rpma_send */
 #define PROTO_VERSION	1
@@ -64,6 +75,8 @@ struct hello_msg {
 	uint16_t reserved;	/* 0 */
 	uint32_t token;		/* the client's own mark of this connection */
 };
+
+/* the ASK, the client's first rpma_send, is a HELLO with ASK_MAGIC */
 
 _Static_assert(sizeof(struct hello_msg) == 16, "struct hello_msg must have no padding");
 _Static_assert(sizeof(struct hello_msg) <= 56, "struct hello_msg must fit a connect request");

@@ -6,9 +6,10 @@
  * event fd of every connection (ESTABLISHED, CLOSED) and the completion fd
  * of every connection (its CQ's, or the connection's shared completion
  * channel with --shared-channel). For each connection it accepts the
- * request, posts a receive and sends a greeting meant for that connection
- * only, checks the answer that comes back arrived on the connection it
- * belongs to, and handles the client's hang-up. The protocol is described
+ * request with two receives posted, waits for the client's ASK, sends a
+ * greeting meant for that connection only, checks the answer that comes
+ * back arrived on the connection it belongs to, and handles the client's
+ * hang-up. The protocol is described
  * in common.h; how many connections come is said by the client's HELLOs.
  *
  * usage: server <addr> <port> [--shared-channel]
@@ -18,7 +19,7 @@
  * rpma_conn_get_compl_fd() and takes the events with rpma_conn_wait().
  *
  * Exits 0 when every connection the client announced was accepted,
- * greeted, answered correctly and closed, 1 on any error or mismatch,
+ * asked, greeted, answered correctly and closed, 1 on any error or mismatch,
  * when nothing happened for 30 s, or when a connection's completions did
  * not all come within 10 s of its hang-up (both times EXAMPLE_WAIT_SCALE).
  */
@@ -30,13 +31,14 @@
 
 #define WHO "server"
 
-/* larger than an answer, so a longer message shows as a wrong length */
-#define ANSWER_ROOM	64
+/* larger than an ASK or an answer, so a longer message shows as a wrong length */
+#define MSG_ROOM	64
 
-/* one connection's message memory: its greeting and its answer's place */
+/* one connection's message memory: its greeting and the places of its ASK and answer */
 struct slot_mem {
 	struct greeting_msg greeting;
-	char answer[ANSWER_ROOM];
+	char ask[MSG_ROOM];
+	char answer[MSG_ROOM];
 };
 
 #define MEM_USAGE	(RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV)
@@ -60,6 +62,7 @@ struct slot {
 	int compl_fd;		/* the CQ's fd, or the shared channel's */
 	struct hello_msg hello;	/* as received, host byte order */
 	bool established;
+	bool asked;		/* the ASK arrived and was right */
 	bool greeted;		/* the greeting's send completed */
 	bool answered;		/* the answer arrived and was right */
 	bool closing;		/* CLOSED came; completions may still be missing */
@@ -190,6 +193,21 @@ check_channel(struct server *s, struct slot *sl)
 	return 0;
 }
 
+/* a receive on req into place, one of a slot's MSG_ROOM places */
+static int
+post_receive(struct server *s, struct rpma_conn_req *req, char *place)
+{
+	int ret;
+
+	memset(place, 0, MSG_ROOM);
+	ret = rpma_conn_req_recv(req, s->mr, (size_t)(place - (char *)s->mem), MSG_ROOM, place);
+	if (ret) {
+		report(WHO, "rpma_conn_req_recv", ret);
+		return 1;
+	}
+	return 0;
+}
+
 /* a connection request is waiting on the endpoint: accept it */
 static int
 on_request(struct server *s)
@@ -224,6 +242,17 @@ on_request(struct server *s)
 	sl->event_watch = (struct watch){ WATCH_EVENT, s->accepted };
 	sl->compl_watch = (struct watch){ WATCH_COMPL, s->accepted };
 
+	/*
+	 * Both receives go on the request, so they are there before the
+	 * client can send; they complete in the order they were posted.
+	 */
+	if (post_receive(s, req, s->mem[s->accepted].ask) ||
+			post_receive(s, req, s->mem[s->accepted].answer)) {
+		ret = rpma_conn_req_delete(&req);
+		if (ret)
+			report(WHO, "rpma_conn_req_delete", ret);
+		return 1;
+	}
 	/* the greeting goes by rpma_send, so the accept carries nothing */
 	ret = rpma_conn_req_connect(&req, NULL, &sl->conn);
 	if (ret) {
@@ -257,20 +286,13 @@ on_request(struct server *s)
 	return 0;
 }
 
-/* ESTABLISHED: a receive for the answer first, then the greeting */
+/* a right ASK came: the greeting, meant for this connection only */
 static int
 greet(struct server *s, struct slot *sl, unsigned serial)
 {
-	struct slot_mem *m = &s->mem[serial];
-	struct greeting_msg *g = &m->greeting;
+	struct greeting_msg *g = &s->mem[serial].greeting;
 	int ret;
 
-	memset(m->answer, 0, sizeof(m->answer));
-	ret = rpma_recv(sl->conn, s->mr, SLOT_OFF(serial, answer), ANSWER_ROOM, m->answer);
-	if (ret) {
-		report(WHO, "rpma_recv", ret);
-		return 1;
-	}
 	g->magic = htole32(GREETING_MAGIC);
 	g->index = htole16(sl->hello.index);
 	g->serial = htole16((uint16_t)serial);
@@ -283,8 +305,50 @@ greet(struct server *s, struct slot *sl, unsigned serial)
 		report(WHO, "rpma_send", ret);
 		return 1;
 	}
-	printf(WHO ": #%u established: receive posted, greeting sent: \"%s\"\n",
-			serial, g->text);
+	printf(WHO ": #%u asked: greeting sent: \"%s\"\n", serial, g->text);
+	return 0;
+}
+
+/* checks a receive of slot serial completed with len bytes and no immediate */
+static int
+check_recv(unsigned serial, const char *what, const struct ibv_wc *wc, size_t len)
+{
+	if (wc->opcode != IBV_WC_RECV) {
+		fprintf(stderr, WHO ": #%u: the %s's receive completed as %s (%d)\n",
+				serial, what, wc_opcode_name(wc->opcode), (int)wc->opcode);
+		return 1;
+	}
+	if (wc->byte_len != len || (wc->wc_flags & IBV_WC_WITH_IMM)) {
+		fprintf(stderr, WHO ": #%u: the %s has %u bytes%s, expected %zu and no immediate\n",
+				serial, what, wc->byte_len,
+				(wc->wc_flags & IBV_WC_WITH_IMM) ? " and immediate data" : "", len);
+		return 1;
+	}
+	return 0;
+}
+
+/* checks the ASK that arrived in slot serial's first receive buffer */
+static int
+check_ask(struct server *s, struct slot *sl, unsigned serial, const struct ibv_wc *wc)
+{
+	struct hello_msg a;
+
+	if (check_recv(serial, "ASK", wc, sizeof(a)))
+		return 1;
+	memcpy(&a, s->mem[serial].ask, sizeof(a));
+	if (le32toh(a.magic) != ASK_MAGIC || le16toh(a.version) != PROTO_VERSION ||
+			a.reserved != 0) {
+		fprintf(stderr, WHO ": #%u: not an ASK of this protocol\n", serial);
+		return 1;
+	}
+	/* an ASK sent on another connection shows here */
+	if (le16toh(a.index) != sl->hello.index || le16toh(a.count) != sl->hello.count ||
+			le32toh(a.token) != sl->hello.token) {
+		fprintf(stderr, WHO ": #%u: the ASK is connection %u's (token 0x%08x); expected connection %u's (token 0x%08x)\n",
+				serial, le16toh(a.index), le32toh(a.token), sl->hello.index,
+				sl->hello.token);
+		return 1;
+	}
 	return 0;
 }
 
@@ -294,18 +358,8 @@ check_answer(struct server *s, struct slot *sl, unsigned serial, const struct ib
 {
 	struct answer_msg a;
 
-	if (wc->opcode != IBV_WC_RECV) {
-		fprintf(stderr, WHO ": #%u: the answer's receive completed as %s (%d)\n",
-				serial, wc_opcode_name(wc->opcode), (int)wc->opcode);
+	if (check_recv(serial, "answer", wc, sizeof(a)))
 		return 1;
-	}
-	if (wc->byte_len != sizeof(a) || (wc->wc_flags & IBV_WC_WITH_IMM)) {
-		fprintf(stderr, WHO ": #%u: the answer has %u bytes%s, expected %zu and no immediate\n",
-				serial, wc->byte_len,
-				(wc->wc_flags & IBV_WC_WITH_IMM) ? " and immediate data" : "",
-				sizeof(a));
-		return 1;
-	}
 	memcpy(&a, s->mem[serial].answer, sizeof(a));
 	if (le32toh(a.magic) != ANSWER_MAGIC) {
 		fprintf(stderr, WHO ": #%u: the answer has a wrong magic number\n", serial);
@@ -350,9 +404,20 @@ on_wc(struct server *s, struct slot *sl, unsigned serial, const struct ibv_wc *w
 		sl->greeted = true;
 		return 0;
 	}
+	if (wc->wr_id == (uint64_t)(uintptr_t)m->ask) {
+		if (sl->asked) {
+			fprintf(stderr, WHO ": #%u: a second ASK\n", serial);
+			return 1;
+		}
+		if (check_ask(s, sl, serial, wc))
+			return 1;
+		sl->asked = true;
+		return greet(s, sl, serial);
+	}
 	if (wc->wr_id == (uint64_t)(uintptr_t)m->answer) {
-		if (sl->answered) {
-			fprintf(stderr, WHO ": #%u: a second answer\n", serial);
+		if (!sl->asked || sl->answered) {
+			fprintf(stderr, WHO ": #%u: %s\n", serial,
+					sl->answered ? "a second answer" : "an answer before the ASK");
 			return 1;
 		}
 		if (check_answer(s, sl, serial, wc))
@@ -362,6 +427,7 @@ on_wc(struct server *s, struct slot *sl, unsigned serial, const struct ibv_wc *w
 	}
 	for (i = 0; i < MAX_CONNECTIONS; i++) {
 		if (wc->wr_id == (uint64_t)(uintptr_t)&s->mem[i].greeting ||
+				wc->wr_id == (uint64_t)(uintptr_t)s->mem[i].ask ||
 				wc->wr_id == (uint64_t)(uintptr_t)s->mem[i].answer) {
 			fprintf(stderr, WHO ": #%u: a completion of #%u's operation on #%u's CQ\n",
 					serial, i, serial);
@@ -471,6 +537,7 @@ close_slot(struct server *s, struct slot *sl, unsigned serial)
 	unwatch_fd(s, sl->event_fd);
 	if (!sl->greeted || !sl->answered)
 		printf(WHO ": #%u hung up before %s: waiting for it\n", serial,
+				!sl->asked ? "its ASK came" :
 				!sl->answered ? "its answer came" :
 				"the greeting's send completion came");
 	return finish_slot(s, sl, serial);
@@ -489,8 +556,10 @@ on_event(struct server *s, struct slot *sl, unsigned serial)
 		return 1;
 	}
 	if (event == RPMA_CONN_ESTABLISHED && !sl->established) {
+		/* the greeting waits for the client's ASK (common.h says why) */
 		sl->established = true;
-		return greet(s, sl, serial);
+		printf(WHO ": #%u established\n", serial);
+		return 0;
 	}
 	if (event == RPMA_CONN_CLOSED && sl->established)
 		return close_slot(s, sl, serial);
