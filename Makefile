@@ -163,6 +163,7 @@ trixie-root:
 
 check-rust: trixie-root
 	$(CARGO) fmt --check
+	$(CARGO) fmt --check --manifest-path fuzz/Cargo.toml
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -p rpma --all-targets -- -D warnings
 	$(CARGO) clippy -p rpma --all-targets --features serde,tokio -- -D warnings

@@ -86,7 +86,8 @@ fuzz_target!(|data: &[u8]| {
     let buf_addr = buf.as_ptr() as u64;
     // SAFETY: `buf` is neither moved nor freed until the region is
     // deregistered below.
-    let local = unsafe { MrLocal::reg_raw(&peer, buf.as_mut_ptr().cast(), buf.len(), usage) }.unwrap();
+    let local =
+        unsafe { MrLocal::reg_raw(&peer, buf.as_mut_ptr().cast(), buf.len(), usage) }.unwrap();
     fake_provider::take_posted();
     let direct_write = input[21] != 0;
     let op_context = OP_CONTEXT;
