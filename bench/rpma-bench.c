@@ -114,6 +114,8 @@
 
 #include <librpma.h>
 
+#include "bench-time.h"
+
 #define SLOTS 16
 #define SLOT_MAX 1048576 /* 1 MiB: the largest operation */
 #define REGION_SIZE (SLOTS * SLOT_MAX)
@@ -184,13 +186,6 @@ static void die(const char *fmt, ...)
 		die("%s:%d: %s: %s (%d)", __FILE__, __LINE__, #call, \
 		    rpma_err_2str(rc_), rc_); \
 } while (0)
-
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static long env_long(const char *name, long dflt)
 {
@@ -1202,25 +1197,6 @@ static void cli_run(struct client *k, struct run *r, void *mrbuf)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* nearest-rank percentile of a sorted array, in microseconds */
-static double pct_us(const uint64_t *v, uint64_t n, double p)
-{
-	if (n == 0)
-		return 0.0;
-	uint64_t rank = (uint64_t)(p * (double)n + 0.999999);
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return (double)v[rank - 1] / 1000.0;
-}
-
 static void usage(void) __attribute__((noreturn));
 static void usage(void)
 {
@@ -1259,12 +1235,6 @@ static int run_quit(const char *addr, const char *port)
 	CHECK(rpma_conn_delete(&conn));
 	CHECK(rpma_peer_delete(&k.peer));
 	return 0;
-}
-
-/* a struct timeval in microseconds */
-static double tv_us(const struct timeval *tv)
-{
-	return (double)tv->tv_sec * 1e6 + (double)tv->tv_usec;
 }
 
 static int run_client(int argc, char **argv)

@@ -19,6 +19,10 @@
  *   flush_native  (built with -DHAVE_NATIVE_FLUSH, rdma-core 45 or later) a
  *                 write of SIZE, then a native FLUSH of its range to global
  *                 visibility, through the extended QP (ibv_wr_*)
+ * With VERBS_BENCH_QP_EX=1 (at both ends; built with -DHAVE_NATIVE_FLUSH)
+ * every QP is an extended one asking for native FLUSH and ATOMIC WRITE, as
+ * the libraries make theirs on a device that has them, and is still posted
+ * to with ibv_post_send: it tells whether such a QP costs anything itself.
  * The server offers a 16 MiB region; its address and rkey travel in the
  * accept's private data. After a warm-up (100 ops, or 250 ms) the client
  * keeps QD ops in flight for SECONDS and prints
@@ -40,6 +44,8 @@
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+
+#include "bench-time.h"
 
 #define REGION (16u << 20)
 #define SIZE_MAX_OP (1u << 20)
@@ -67,13 +73,6 @@ static void die(const char *fmt, ...)
 	fprintf(stderr, " (errno %d: %s)\n", errno, strerror(errno));
 	va_end(ap);
 	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* the next CM event, which must be `want`; copies its private data to pd */
@@ -126,6 +125,49 @@ static void qp_caps(struct ibv_qp_init_attr *a, struct ibv_cq *cq)
 	a->sq_sig_all = 0;
 }
 
+/*
+ * Makes id's QP on cq: a plain one, or with ops an extended one asking for
+ * those send_ops_flags.
+ */
+static void create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *cq, uint64_t ops)
+{
+	struct ibv_qp_init_attr qa;
+	qp_caps(&qa, cq);
+#ifdef HAVE_NATIVE_FLUSH
+	if (ops) {
+		struct ibv_qp_init_attr_ex qx;
+		memset(&qx, 0, sizeof(qx));
+		qx.send_cq = qx.recv_cq = cq;
+		qx.cap = qa.cap;
+		qx.qp_type = IBV_QPT_RC;
+		qx.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		qx.pd = pd;
+		qx.send_ops_flags = ops;
+		if (rdma_create_qp_ex(id, &qx))
+			die("rdma_create_qp_ex with send_ops_flags 0x%" PRIx64, ops);
+		return;
+	}
+#else
+	if (ops)
+		die("built without the extended QP's native operations (rdma-core 45 or later)");
+#endif
+	if (rdma_create_qp(id, pd, &qa))
+		die("rdma_create_qp");
+}
+
+/* the send_ops_flags VERBS_BENCH_QP_EX=1 asks for, else 0 */
+static uint64_t qp_ex_ops(void)
+{
+	const char *v = getenv("VERBS_BENCH_QP_EX");
+	if (v == NULL || strcmp(v, "1") != 0)
+		return 0;
+#ifdef HAVE_NATIVE_FLUSH
+	return IBV_QP_EX_WITH_FLUSH | IBV_QP_EX_WITH_ATOMIC_WRITE;
+#else
+	die("VERBS_BENCH_QP_EX=1: built without native flush (rdma-core 45 or later)");
+#endif
+}
+
 static int run_server(const char *addr, const char *port)
 {
 	struct rdma_event_channel *ec = rdma_create_event_channel();
@@ -154,10 +196,7 @@ static int run_server(const char *addr, const char *port)
 	struct ibv_cq *cq = ibv_create_cq(id->verbs, 4, NULL, NULL, 0);
 	if (mr == NULL || cq == NULL)
 		die("the server's region or CQ");
-	struct ibv_qp_init_attr qa;
-	qp_caps(&qa, cq);
-	if (rdma_create_qp(id, pd, &qa))
-		die("rdma_create_qp");
+	create_qp(id, pd, cq, qp_ex_ops());
 	struct region_pd rp = {(uintptr_t)buf, mr->rkey, REGION};
 	struct rdma_conn_param cp;
 	memset(&cp, 0, sizeof(cp));
@@ -294,24 +333,6 @@ static uint64_t loop(struct client *k, struct ibv_cq *cq, int qd, uint64_t until
 	return done;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double pct_us(const uint64_t *v, uint64_t n, double p)
-{
-	uint64_t rank = (uint64_t)(p * (double)n + 0.999999);
-	rank = rank < 1 ? 1 : rank > n ? n : rank;
-	return n ? (double)v[rank - 1] / 1000.0 : 0.0;
-}
-
-static double tv_us(const struct timeval *tv)
-{
-	return (double)tv->tv_sec * 1e6 + (double)tv->tv_usec;
-}
-
 static int run_client(char **argv)
 {
 	static const char *const names[] = {"read", "flush", "flush_native", "write"};
@@ -354,26 +375,17 @@ static int run_client(char **argv)
 	struct ibv_cq *cq = ibv_create_cq(id->verbs, 2 * QD_MAX + 2, NULL, NULL, 0);
 	if (k.mr == NULL || cq == NULL)
 		die("the client's region or CQ");
-	struct ibv_qp_init_attr qa;
-	qp_caps(&qa, cq);
+	uint64_t ops = qp_ex_ops();
 #ifdef HAVE_NATIVE_FLUSH
-	if (k.c == V_FLUSH_NATIVE) {
-		struct ibv_qp_init_attr_ex qx;
-		memset(&qx, 0, sizeof(qx));
-		qx.send_cq = qx.recv_cq = cq;
-		qx.cap = qa.cap;
-		qx.qp_type = IBV_QPT_RC;
-		qx.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-		qx.pd = pd;
-		qx.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_FLUSH;
-		if (rdma_create_qp_ex(id, &qx))
-			die("rdma_create_qp_ex with native flush");
-		k.qpx = ibv_qp_to_qp_ex(id->qp);
-	} else
+	if (k.c == V_FLUSH_NATIVE)
+		ops = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_FLUSH;
 #endif
-	if (rdma_create_qp(id, pd, &qa))
-		die("rdma_create_qp");
+	create_qp(id, pd, cq, ops);
 	k.qp = id->qp;
+#ifdef HAVE_NATIVE_FLUSH
+	if (k.c == V_FLUSH_NATIVE)
+		k.qpx = ibv_qp_to_qp_ex(id->qp);
+#endif
 	struct rdma_conn_param cp;
 	memset(&cp, 0, sizeof(cp));
 	cp.responder_resources = cp.initiator_depth = QD_MAX;
