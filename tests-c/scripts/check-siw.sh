@@ -16,8 +16,8 @@
 # (net-pair.sh poweroff, tcp_retries2 5): our client must learn it within
 # 30 s in each waiting style. Fails when any of it failed.
 #
-# Outside `make check` (`make check-siw`): one stack's run takes 15-20
-# minutes of TCG, which `.ci/run` cannot spare.
+# Outside `make check` (`make check-siw`): one stack's run takes 20-25
+# minutes of TCG with the power-off, which `.ci/run` cannot spare.
 set -u
 [ $# -ge 1 ] || { sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2; }
 build=$(cd "$1" && pwd); shift
