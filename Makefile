@@ -188,8 +188,9 @@ check-c: tests-c-build
 	ctest --test-dir $(CTEST_DIR) --output-on-failure -j2
 
 # Outside `make check` (20-25 minutes a stack, with the power-off): the
-# live tests and the examples' four pairings on soft-iWARP, on Debian 12's and 13's stacks
-# (SIW_STACKS="bookworm" for one); tests-c/scripts/check-siw.sh says more.
+# live tests and the examples' four pairings on soft-iWARP, on Debian 12's
+# and 13's stacks (SIW_STACKS="bookworm" for one); tests-c/scripts/check-siw.sh
+# says more.
 check-siw: tests-c-build
 	tests-c/scripts/check-siw.sh $(CTEST_DIR) $(SIW_STACKS)
 

@@ -7,8 +7,8 @@
  * posted on it), waits until all are established, sends an ASK on each
  * (the server greets only when asked: common.h says why), then takes the
  * greeting of each connection, checks it is the one meant for that
- * connection and not another's, and answers it. Only when every connection has answered
- * does it hang them all up. The protocol is described in common.h.
+ * connection and not another's, and answers it. Only when every connection
+ * has answered does it hang them all up. The protocol is described in common.h.
  *
  * usage: client <addr> <port> [--shared-channel] [connections]
  *
@@ -113,12 +113,7 @@ connect_one(struct client *cl, struct rpma_peer *peer, const char *addr, const c
 		return 1;
 	}
 
-	memset(&hello, 0, sizeof(hello));
-	hello.magic = htole32(HELLO_MAGIC);
-	hello.version = htole16(PROTO_VERSION);
-	hello.index = htole16((uint16_t)i);
-	hello.count = htole16((uint16_t)cl->count);
-	hello.token = htole32(c->token);
+	hello_encode(&hello, HELLO_MAGIC, i, cl->count, c->token);
 	pdata.ptr = &hello;
 	pdata.len = sizeof(hello);
 	/* the library copies the data into the request: hello may go after this */
@@ -172,12 +167,7 @@ ask_one(struct client *cl, unsigned i)
 	struct hello_msg *a = &cl->mem[i].ask;
 	int ret;
 
-	memset(a, 0, sizeof(*a));
-	a->magic = htole32(ASK_MAGIC);
-	a->version = htole16(PROTO_VERSION);
-	a->index = htole16((uint16_t)i);
-	a->count = htole16((uint16_t)cl->count);
-	a->token = htole32(c->token);
+	hello_encode(a, ASK_MAGIC, i, cl->count, c->token);
 	ret = rpma_send(c->conn, cl->mr, SLOT_OFF(i, ask), sizeof(*a),
 			RPMA_F_COMPLETION_ON_ERROR, a);
 	if (ret) {
@@ -289,8 +279,8 @@ answer_one(struct client *cl, unsigned i, uint16_t serial, uint32_t cookie)
 
 /*
  * All connections at once: all requests, then all ESTABLISHED, all ASKs,
- * then each greeting and its answer. Returns 0 when every step went right; the
- * connections made are in cl->c either way.
+ * then each greeting and its answer. Returns 0 when every step went right;
+ * the connections made are in cl->c either way.
  */
 static int
 run(struct client *cl, struct rpma_peer *peer, const char *addr, const char *port)

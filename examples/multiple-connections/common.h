@@ -81,6 +81,32 @@ struct hello_msg {
 _Static_assert(sizeof(struct hello_msg) == 16, "struct hello_msg must have no padding");
 _Static_assert(sizeof(struct hello_msg) <= 56, "struct hello_msg must fit a connect request");
 
+/* *wire: a HELLO (or, with ASK_MAGIC, an ASK) of this protocol, little-endian */
+static inline void
+hello_encode(struct hello_msg *wire, uint32_t magic, unsigned index, unsigned count,
+		uint32_t token)
+{
+	memset(wire, 0, sizeof(*wire));
+	wire->magic = htole32(magic);
+	wire->version = htole16(PROTO_VERSION);
+	wire->index = htole16((uint16_t)index);
+	wire->count = htole16((uint16_t)count);
+	wire->token = htole32(token);
+}
+
+/* *h: the HELLO or ASK at wire (not aligned), in host byte order */
+static inline void
+hello_decode(struct hello_msg *h, const void *wire)
+{
+	memcpy(h, wire, sizeof(*h));
+	h->magic = le32toh(h->magic);
+	h->version = le16toh(h->version);
+	h->index = le16toh(h->index);
+	h->count = le16toh(h->count);
+	h->reserved = le16toh(h->reserved);
+	h->token = le32toh(h->token);
+}
+
 /* The GREETING, the server's one rpma_send per connection. */
 struct greeting_msg {
 	uint32_t magic;		/* GREETING_MAGIC */

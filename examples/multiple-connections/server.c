@@ -9,8 +9,8 @@
  * request with two receives posted, waits for the client's ASK, sends a
  * greeting meant for that connection only, checks the answer that comes
  * back arrived on the connection it belongs to, and handles the client's
- * hang-up. The protocol is described
- * in common.h; how many connections come is said by the client's HELLOs.
+ * hang-up. The protocol is described in common.h; how many connections
+ * come is said by the client's HELLOs.
  *
  * usage: server <addr> <port> [--shared-channel]
  *
@@ -19,9 +19,10 @@
  * rpma_conn_get_compl_fd() and takes the events with rpma_conn_wait().
  *
  * Exits 0 when every connection the client announced was accepted,
- * asked, greeted, answered correctly and closed, 1 on any error or mismatch,
- * when nothing happened for 30 s, or when a connection's completions did
- * not all come within 10 s of its hang-up (both times EXAMPLE_WAIT_SCALE).
+ * asked, greeted, answered correctly and closed, 1 on any error or
+ * mismatch, when nothing happened for 30 s, or when a connection's
+ * completions did not all come within 10 s of its hang-up (both times
+ * EXAMPLE_WAIT_SCALE).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -31,10 +32,10 @@
 
 #define WHO "server"
 
-/* larger than an ASK or an answer, so a longer message shows as a wrong length */
+/* larger than an ASK or an answer: a longer message shows as a wrong length */
 #define MSG_ROOM	64
 
-/* one connection's message memory: its greeting and the places of its ASK and answer */
+/* one connection's message memory: its greeting, the places of its ASK and answer */
 struct slot_mem {
 	struct greeting_msg greeting;
 	char ask[MSG_ROOM];
@@ -124,13 +125,7 @@ check_hello(struct server *s, struct rpma_conn_req *req, struct hello_msg *hello
 	/* IB and RoCE hand over the whole 56-byte area, zero padded: >= */
 	if (pdata.ptr == NULL || pdata.len < sizeof(*hello))
 		return "no HELLO or a short one";
-	memcpy(hello, pdata.ptr, sizeof(*hello));
-	hello->magic = le32toh(hello->magic);
-	hello->version = le16toh(hello->version);
-	hello->index = le16toh(hello->index);
-	hello->count = le16toh(hello->count);
-	hello->reserved = le16toh(hello->reserved);
-	hello->token = le32toh(hello->token);
+	hello_decode(hello, pdata.ptr);
 	if (hello->magic != HELLO_MAGIC || hello->version != PROTO_VERSION ||
 			hello->reserved != 0)
 		return "not a HELLO of this protocol";
@@ -335,18 +330,16 @@ check_ask(struct server *s, struct slot *sl, unsigned serial, const struct ibv_w
 
 	if (check_recv(serial, "ASK", wc, sizeof(a)))
 		return 1;
-	memcpy(&a, s->mem[serial].ask, sizeof(a));
-	if (le32toh(a.magic) != ASK_MAGIC || le16toh(a.version) != PROTO_VERSION ||
-			a.reserved != 0) {
+	hello_decode(&a, s->mem[serial].ask);
+	if (a.magic != ASK_MAGIC || a.version != PROTO_VERSION || a.reserved != 0) {
 		fprintf(stderr, WHO ": #%u: not an ASK of this protocol\n", serial);
 		return 1;
 	}
 	/* an ASK sent on another connection shows here */
-	if (le16toh(a.index) != sl->hello.index || le16toh(a.count) != sl->hello.count ||
-			le32toh(a.token) != sl->hello.token) {
+	if (a.index != sl->hello.index || a.count != sl->hello.count ||
+			a.token != sl->hello.token) {
 		fprintf(stderr, WHO ": #%u: the ASK is connection %u's (token 0x%08x); expected connection %u's (token 0x%08x)\n",
-				serial, le16toh(a.index), le32toh(a.token), sl->hello.index,
-				sl->hello.token);
+				serial, a.index, a.token, sl->hello.index, sl->hello.token);
 		return 1;
 	}
 	return 0;
