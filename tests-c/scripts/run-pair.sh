@@ -84,11 +84,15 @@ declare -A pid rc
 # shows which connection messages were resent or rejected (cm_tx_retries/*,
 # cm_tx_msgs/rej, cm_rx_msgs/rej; both sides share the guest's device).
 counters() {
-  local f
+  local f files=()
   # (the connection manager's are under each port since Linux 5.14)
   for f in /sys/class/infiniband/*/ports/*/hw_counters/* /sys/class/infiniband/*/ports/*/cm_*/*; do
-    [ -r "$f" ] && echo "${f#/sys/class/} $(cat "$f" 2>/dev/null)"
+    [ -r "$f" ] && files+=("$f")
   done
+  # one reader for all of them: a process per file costs about 0.1 s in
+  # the emulated guest, 7 s a run for rxe's 60 files
+  [ ${#files[@]} -gt 0 ] || return 0
+  grep -sH '' "${files[@]}" | sed 's|^/sys/class/||; s|:| |'
 }
 counters >"$work/counters.before"
 cleanup() {
