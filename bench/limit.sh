@@ -11,10 +11,12 @@
 # bench/limit_report.py prints the table (ratios to raw verbs and to C) and
 # writes the plots (PNG, gnuplot) to DIR (default build/bench/plots).
 # Defaults: 3 rounds of 2 s; --rows REGEX selects rows by "case size qd".
-# RXE_STACK=trixie RPMA_BENCH_FLUSH=visibility runs on Debian 13's stack
-# against its C 1.3.0, with native flush (to visibility: the guest's RAM
-# cannot take a flush to persistence); add RPMA_BENCH_VERBS=verbs-bench
-# there, since perftest's write and read are no limit on that stack.
+# RXE_STACK=trixie runs on Debian 13's stack against its C 1.3.0, with
+# native flush (RPMA_BENCH_FLUSH=visibility: the guest's RAM cannot take a
+# flush to persistence) and verbs-bench as raw verbs for write and read
+# (RPMA_BENCH_VERBS=verbs-bench: perftest's write and read reach less than
+# the libraries on that stack, so they are no limit); either can be set
+# otherwise there.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -39,6 +41,7 @@ plots=${plots:-$build/plots}
 bin=$build/rpma-bench
 # on Debian 13's stack, verbs-bench gets its rdma-core 56 headers and native flush
 if [ "${RXE_STACK:-bookworm}" = trixie ]; then
+  export RPMA_BENCH_FLUSH=${RPMA_BENCH_FLUSH-visibility} RPMA_BENCH_VERBS=${RPMA_BENCH_VERBS-verbs-bench}
   VERBS_HEADERS_ROOT=$("$root/softroce/stack-root" trixie) "$here/build-bench.sh" "$bin"
 else
   "$here/build-bench.sh" "$bin"
