@@ -21,7 +21,9 @@
 #   softroce/rxe-run -- bash bench/probe/rotate.sh 12 1 write 64 16 \
 #     ours=ours ours-ack0=ours:RPMA_ACK_TIMEOUT=0 c=c
 # (on Debian 13's stack: VERBS_HEADERS_ROOT=$(softroce/stack-root trixie)
-# before build-bench.sh, and RXE_STACK=trixie before rxe-run).
+# before build-bench.sh, and RXE_STACK=trixie RPMA_BENCH_FLUSH=visibility
+# before rxe-run: C 1.3.0 registers a region for a flush to persistence only
+# in persistent memory, and rpma-bench's server asks for one otherwise).
 set -u
 cd "$(dirname "$0")/../.."
 [ $# -ge 6 ] || { sed -n '3,/^set -u/{/^set -u/q;s/^# \{0,1\}//p}' "$0"; exit 2; }
@@ -94,8 +96,9 @@ run() { # SPEC ROUND
   wait $spid
   if [ -z "$line" ]; then echo "FAIL lib=$name round=$2"; tail -n 5 $srv; return; fi
   echo "RESULT lib=$name round=$2 ${line#RESULT }"
-  [ "${PROBE_CPU:-0}" = 1 ] &&
+  if [ "${PROBE_CPU:-0}" = 1 ]; then
     echo "CPU lib=$name round=$2 $(cpu_diff /tmp/rotate.c0 /tmp/rotate.c1)threads=$(thread_diff /tmp/rotate.t0 /tmp/rotate.t1)"
+  fi
 }
 n=${#specs[@]}
 for r in $(seq "$rounds"); do
