@@ -7,8 +7,8 @@
 # PROGRAM being verbs (bench/verbs-bench.c), ours or c (rpma-bench on our
 # librpma or on Debian's), and the VAR=VALUE words the environment of both
 # its ends. The contenders run in turn, the order rotating from round to
-# round, the server on CPU 1 and the client on CPU 0 as bench/limit.sh pins
-# them. Prints per run
+# round, pinned as bench/limit.sh pins its runs (bench/servers.sh). Prints
+# per run
 #   RESULT lib=NAME round=R <the program's own RESULT fields>
 # and with PROBE_CPU=1 also where each CPU's time went during the run and
 # which kernel threads ran (rxe defers work to softirq on Linux 6.1, to a
@@ -35,6 +35,10 @@ b=build/bench ip=${RPMA_TESTING_IP:?not in the rxe guest}
 ours=$PWD/build/lib/librpma.so.0
 clib=$(realpath /usr/lib/x86_64-linux-gnu/librpma.so.0)
 hz=$(getconf CLK_TCK)
+# the pinning of bench/limit.sh (pin_server, pin_client; RPMA_BENCH_PIN=0: none)
+# shellcheck source=bench/servers.sh
+. bench/servers.sh
+pin_cpus
 uname -r
 
 # the per-CPU jiffies: "cpuN user nice system idle iowait irq softirq ..."
@@ -85,18 +89,19 @@ run() { # SPEC ROUND
     client=(env BENCH_WARMUP_MS=250 "$b/rpma-bench" client "$ip" $port "$c" "$s" "$q" -t "$secs") ;;
   *) echo "rotate: unknown program '$prog' in $1"; exit 2 ;;
   esac
-  env ${env[@]+"${env[@]}"} taskset -c 1 "${server[@]}" >$srv 2>&1 &
+  local cpu=${PROBE_CPU:-0}
+  env ${env[@]+"${env[@]}"} "${pin_server[@]}" "${server[@]}" >$srv 2>&1 &
   spid=$!
   for _ in $(seq 100); do grep -q '^listening' $srv && break; sleep 0.1; done
-  cpu_snap >/tmp/rotate.c0; thread_snap >/tmp/rotate.t0
-  line=$(env ${env[@]+"${env[@]}"} taskset -c 0 "${client[@]}" | grep '^RESULT ')
-  cpu_snap >/tmp/rotate.c1; thread_snap >/tmp/rotate.t1
+  [ "$cpu" = 1 ] && { cpu_snap >/tmp/rotate.c0; thread_snap >/tmp/rotate.t0; }
+  line=$(env ${env[@]+"${env[@]}"} "${pin_client[@]}" "${client[@]}" | grep '^RESULT ')
+  [ "$cpu" = 1 ] && { cpu_snap >/tmp/rotate.c1; thread_snap >/tmp/rotate.t1; }
   # rpma-bench's server serves until asked to quit; verbs-bench's ends with its client
   [ "$prog" = verbs ] || env ${env[@]+"${env[@]}"} "$b/rpma-bench" quit "$ip" $port >/dev/null 2>&1
   wait $spid
   if [ -z "$line" ]; then echo "FAIL lib=$name round=$2"; tail -n 5 $srv; return; fi
   echo "RESULT lib=$name round=$2 ${line#RESULT }"
-  if [ "${PROBE_CPU:-0}" = 1 ]; then
+  if [ "$cpu" = 1 ]; then
     echo "CPU lib=$name round=$2 $(cpu_diff /tmp/rotate.c0 /tmp/rotate.c1)threads=$(thread_diff /tmp/rotate.t0 /tmp/rotate.t1)"
   fi
 }
