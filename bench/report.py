@@ -12,6 +12,15 @@
                          libraries were equally fast
   report.py instr FILE   INSTR lines of instructions.sh -> instructions per
                          operation in librpma.so.0 itself, C against ours
+  report.py rotate BASE FILE...
+                         RESULT lines of bench/probe/rotate.sh (lib=NAME
+                         round=N case= size= qd= ops_s=) -> per row and
+                         contender: the median ops/s, the median of the
+                         per-round ratios to contender BASE and the ratio
+                         of their means, the rounds it was ahead of BASE,
+                         and the one-sided sign-test p of being behind
+                         BASE in that many rounds if the two were equally
+                         fast
   report.py phases FILE... PHASES lines of the conn case (lib= round=
                          req_new_us= established_us= closed_us= delete_us=)
                          -> per step: the median time of each library and the
@@ -114,6 +123,37 @@ def perf(paths):
         print("\n%d failed runs:" % len(fails))
         for x in fails:
             print("  " + x)
+
+
+def rotate(base, paths):
+    """Every contender of rotate.sh's rows against the contender `base`."""
+    runs, order = {}, []
+    for i, path in enumerate(paths):
+        with open(path) as f:
+            for line in f:
+                if not line.startswith("RESULT "):
+                    continue
+                d = fields(line)
+                key = (d["case"], int(d["size"]), int(d["qd"]))
+                if key not in runs:
+                    runs[key] = {}
+                    order.append(key)
+                runs[key].setdefault((i, d["round"]), {})[d["lib"]] = float(d["ops_s"])
+    rows = []
+    for key in order:
+        rounds = [r for r in runs[key].values() if base in r and r[base] > 0]
+        names = sorted({n for r in rounds for n in r}, key=lambda n: (n != base, n))
+        for name in names:
+            both = [r for r in rounds if name in r]
+            ratios = [r[name] / r[base] for r in both]
+            mean = statistics.mean(r[name] for r in both) / statistics.mean(r[base] for r in both)
+            ahead = sum(1 for x in ratios if x >= 1.0)
+            rows.append(list(key) + [name, fmt_num(statistics.median(r[name] for r in both)),
+                                     "%.2f" % statistics.median(ratios), "%.2f" % mean,
+                                     "%d of %d" % (ahead, len(ratios)),
+                                     "-" if name == base else "%.3f" % sign_p(ahead, len(ratios))])
+    table(["case", "size", "qd", "contender", "ops/s", "/%s median" % base, "/%s of means" % base,
+           "rounds ahead", "p behind"], rows)
 
 
 POLL_PATH = re.compile(r"get_wc|poll_cq")
@@ -249,6 +289,8 @@ def phases(paths):
 def main(argv):
     if len(argv) >= 3 and argv[1] == "perf":
         perf(argv[2:])
+    elif len(argv) >= 4 and argv[1] == "rotate":
+        rotate(argv[2], argv[3:])
     elif len(argv) >= 3 and argv[1] == "phases":
         return phases(argv[2:])
     elif len(argv) == 3 and argv[1] == "instr":

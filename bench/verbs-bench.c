@@ -18,7 +18,10 @@
  *                 library's rpma_write and rpma_flush do
  *   flush_native  (built with -DHAVE_NATIVE_FLUSH, rdma-core 45 or later) a
  *                 write of SIZE, then a native FLUSH of its range to global
- *                 visibility, through the extended QP (ibv_wr_*)
+ *                 visibility, through the extended QP (ibv_wr_*); one
+ *                 ibv_wr_start/ibv_wr_complete for the two, or with
+ *                 VERBS_BENCH_SPLIT=1 the write by ibv_post_send and then
+ *                 the flush on its own, as the libraries post them
  * With VERBS_BENCH_QP_EX=1 (at both ends; built with -DHAVE_NATIVE_FLUSH)
  * every QP is an extended one asking for native FLUSH and ATOMIC WRITE, as
  * the libraries make theirs on a device that has them, and is still posted
@@ -219,7 +222,7 @@ static int run_server(const char *addr, const char *port)
 
 struct client {
 	enum vcase c;
-	int split;	/* flush: the write and the read in two posts */
+	int split;	/* flush, flush_native: the write and the flush in two posts */
 	uint32_t size;
 	struct ibv_qp *qp;
 #ifdef HAVE_NATIVE_FLUSH
@@ -254,10 +257,19 @@ static int post(struct client *k, int slot)
 	struct ibv_sge data = {(uintptr_t)k->buf + off, k->size, k->mr->lkey};
 #ifdef HAVE_NATIVE_FLUSH
 	if (k->c == V_FLUSH_NATIVE) {
-		ibv_wr_start(k->qpx);
-		k->qpx->wr_flags = 0;
-		ibv_wr_rdma_write(k->qpx, k->rp.rkey, raddr);
-		ibv_wr_set_sge_list(k->qpx, 1, &data);
+		if (k->split) {
+			/* the write on its own, by ibv_post_send as the libraries post it */
+			struct ibv_send_wr w = one_sided(IBV_WR_RDMA_WRITE, &data, raddr, k->rp.rkey, 0, 0), *bad;
+			int rc = ibv_post_send(k->qp, &w, &bad);
+			if (rc)
+				return rc;
+			ibv_wr_start(k->qpx);
+		} else {
+			ibv_wr_start(k->qpx);
+			k->qpx->wr_flags = 0;
+			ibv_wr_rdma_write(k->qpx, k->rp.rkey, raddr);
+			ibv_wr_set_sge_list(k->qpx, 1, &data);
+		}
 		k->qpx->wr_id = (uint64_t)slot;
 		k->qpx->wr_flags = IBV_SEND_SIGNALED;
 		ibv_wr_flush(k->qpx, k->rp.rkey, raddr, k->size, IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE);
