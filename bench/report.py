@@ -64,10 +64,10 @@ def sign_p(ahead, n):
     return sum(math.comb(n, k) for k in range(ahead + 1)) / 2 ** n
 
 
-def perf(paths):
-    runs = {}
-    order = []
-    fails = []
+def rounds_of(paths):
+    """The RESULT lines of the files, as {(case, size, qd): {(file, round):
+    {lib: fields}}} with the rows in the order first seen, and the FAIL lines."""
+    runs, order, fails = {}, [], []
     for i, path in enumerate(paths):
         with open(path) as f:
             for line in f:
@@ -81,6 +81,11 @@ def perf(paths):
                     runs[key] = {}
                     order.append(key)
                 runs[key].setdefault((i, int(d["round"])), {})[d["lib"]] = d
+    return runs, order, fails
+
+
+def perf(paths):
+    runs, order, fails = rounds_of(paths)
     rows = []
     ratios_all = []
     behind = []
@@ -127,21 +132,11 @@ def perf(paths):
 
 def rotate(base, paths):
     """Every contender of rotate.sh's rows against the contender `base`."""
-    runs, order = {}, []
-    for i, path in enumerate(paths):
-        with open(path) as f:
-            for line in f:
-                if not line.startswith("RESULT "):
-                    continue
-                d = fields(line)
-                key = (d["case"], int(d["size"]), int(d["qd"]))
-                if key not in runs:
-                    runs[key] = {}
-                    order.append(key)
-                runs[key].setdefault((i, d["round"]), {})[d["lib"]] = float(d["ops_s"])
+    runs, order, _ = rounds_of(paths)
     rows = []
     for key in order:
-        rounds = [r for r in runs[key].values() if base in r and r[base] > 0]
+        rounds = [{lib: float(d["ops_s"]) for lib, d in r.items()} for r in runs[key].values()]
+        rounds = [r for r in rounds if base in r and r[base] > 0]
         names = sorted({n for r in rounds for n in r}, key=lambda n: (n != base, n))
         for name in names:
             both = [r for r in rounds if name in r]
