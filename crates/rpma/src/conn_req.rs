@@ -64,6 +64,14 @@ fn conn_param(pdata: Option<&[u8]>, ack_timeout: u8) -> sys::rdma_conn_param {
     p
 }
 
+/// What an incoming request is built of before its event is acked.
+#[derive(Debug)]
+pub(crate) struct Incoming {
+    queues: Queues,
+    private_data: Option<Box<[u8]>>,
+    evch: EventChannel,
+}
+
 fn settings(cfg: Option<&ConnCfg<'_>>) -> ConnSettings {
     cfg.map_or_else(|| ConnCfg::new().settings(), ConnCfg::settings)
 }
@@ -133,11 +141,7 @@ impl<'a> ConnReq<'a> {
         // copied once more on its way to the heap. A failed allocation
         // drops it, which releases the queues and the id.
         try_box(ConnReq {
-            parts: Some(Parts {
-                id,
-                queues,
-                evch: Some(evch),
-            }),
+            parts: Some(Parts { id, queues, evch }),
             passive: false,
             private_data: None,
             peer,
@@ -146,39 +150,53 @@ impl<'a> ConnReq<'a> {
     }
 
     /// The passive request of an incoming connect-request event: builds the
-    /// queues on the event's id. The caller acks the event afterwards; until
-    /// then the id must not be destroyed, hence `ManuallyDrop`.
+    /// queues on the event's id, and the event channel the id will move
+    /// to. The caller acks the event afterwards; until then the id must
+    /// not be destroyed, hence `ManuallyDrop`. The channel and the private
+    /// data come first, so that a failure leaves no QP on the id.
     pub(crate) fn from_incoming(
         peer: &Peer,
         id: &ManuallyDrop<CmId>,
         private_data: &[u8],
         cfg: Option<&ConnCfg>,
-    ) -> Result<(Queues, Option<Box<[u8]>>)> {
-        let queues = Queues::build(peer, id, &settings(cfg))?;
+    ) -> Result<Incoming> {
+        let evch = EventChannel::new()?;
         let pdata = match private_data.is_empty() {
             true => None,
             false => Some(crate::alloc::try_copy(private_data)?),
         };
-        Ok((queues, pdata))
+        let queues = Queues::build(peer, id, &settings(cfg))?;
+        Ok(Incoming {
+            queues,
+            private_data: pdata,
+            evch,
+        })
     }
 
-    pub(crate) fn assemble(
-        peer: &'a Peer,
-        id: CmId,
-        queues: Queues,
-        private_data: Option<Box<[u8]>>,
-    ) -> ConnReq<'a> {
+    /// The passive request made of [`ConnReq::from_incoming`]'s parts.
+    /// Dropped, it rejects the request.
+    pub(crate) fn assemble(peer: &'a Peer, id: CmId, built: Incoming) -> ConnReq<'a> {
+        let Incoming {
+            queues,
+            private_data,
+            evch,
+        } = built;
         ConnReq {
-            parts: Some(Parts {
-                id,
-                queues,
-                evch: None,
-            }),
+            parts: Some(Parts { id, queues, evch }),
             passive: true,
             private_data,
             peer,
             _srq: PhantomData,
         }
+    }
+
+    /// Moves an incoming request's id from its endpoint's event channel to
+    /// its own, once the connect-request event is acked
+    /// (`rdma_migrate_id` waits for that). Events that came for the id
+    /// meanwhile move with it.
+    pub(crate) fn leave_endpoint(&self) -> Result<()> {
+        let parts = self.parts.as_ref().expect("present until released");
+        parts.id.migrate(&parts.evch)
     }
 
     fn id(&self) -> &CmId {
@@ -219,29 +237,25 @@ impl<'a> ConnReq<'a> {
     /// data. The request is consumed whatever happens; until its parts move
     /// into the connection, a failure releases (and rejects) it on drop.
     ///
-    /// The order of the provider calls is the C library's but for the
-    /// flush region. An active request builds the connection (flush region,
-    /// event channel) before it connects: its events must reach the new
-    /// channel. A passive one accepts first and builds afterwards, while
-    /// the accept travels to the peer; built before the accept, the same
-    /// work delays every connection by its whole cost (about 20 % of a
-    /// connect-disconnect cycle on rxe). A failure after the accept
-    /// disconnects before the release, so the peer learns at once and the
-    /// release does not wait. Two things come before the accept, so that
-    /// their failure rejects: the connection object, and the peer's flush
-    /// region, which only the peer's first connection that emulates flush
-    /// registers (later ones find it with one atomic load). The C library
-    /// registers one after the accept, and when that fails it waits in
-    /// `rdma_disconnect` for longer than the tests allow
+    /// Every request already has the event channel its connection keeps:
+    /// an active one from [`ConnReq::new`], an incoming one from the moment
+    /// its endpoint handed it out (the C library makes the passive side's
+    /// after the accept, when the endpoint may be gone and another thread
+    /// waiting on the endpoint may have taken the new connection's
+    /// events). Two things come before the connect or accept, so that their
+    /// failure releases (or rejects) the request: the connection object,
+    /// and the peer's flush region, which only the peer's first connection
+    /// that emulates flush registers (later ones find it with one atomic
+    /// load). The C library registers one after the accept, and when that
+    /// fails it waits in `rdma_disconnect` for longer than the tests allow
     /// (rpma_conn_req_connect(3), NOTES).
     ///
     /// # Errors
     /// `Error::Inval` when `pdata` is longer than 255 bytes; `Error::NoMem`
     /// when the connection or the peer's flush target page cannot be
     /// allocated; `Error::Provider` when the flush target cannot be
-    /// registered (`ibv_reg_mr`), the connection's event channel cannot be
-    /// made (`rdma_create_event_channel`, `rdma_migrate_id`), or
-    /// `rdma_connect` or `rdma_accept` fails.
+    /// registered (`ibv_reg_mr`), or `rdma_connect` or `rdma_accept`
+    /// fails.
     // Boxed, as C holds it: taken by value, the request was first copied out
     // of its box.
     #[allow(clippy::boxed_local)] // the box is what C holds
@@ -265,12 +279,9 @@ impl<'a> ConnReq<'a> {
         if passive {
             conn.accept(&mut param)?;
             conn.set_min_rnr_timer(peer.min_rnr_timer());
-            conn.finish(private_data).inspect_err(|_| {
-                let _ = conn.disconnect();
-            })?;
+            conn.keep_private_data(private_data);
         } else {
             conn.set_min_rnr_timer_when_established(peer.min_rnr_timer());
-            conn.finish(private_data)?;
             conn.connect(&mut param)?;
         }
         Ok(conn)

@@ -93,7 +93,9 @@ impl<'p> Ep<'p> {
     /// `cfg` that asks for a shared completion channel with an SRQ that has
     /// its own receive CQ; `Error::NoEvent` when librdmacm has none
     /// (ENODATA); `Error::Provider` when `rdma_get_cm_event` or
-    /// `rdma_ack_cm_event` fails, or a CQ or the QP cannot be made;
+    /// `rdma_ack_cm_event` fails, a CQ or the QP cannot be made, or the
+    /// request's own event channel cannot be made or taken
+    /// (`rdma_create_event_channel`, `rdma_migrate_id`);
     /// `Error::NoMem` when the private data or the request cannot be
     /// allocated. A request that fails after it came is rejected.
     pub fn next_conn_req<'a>(&self, cfg: Option<&ConnCfg<'a>>) -> Result<Box<ConnReq<'a>>>
@@ -150,12 +152,14 @@ impl<'p> Ep<'p> {
         let acked = ev.ack();
         let id = ManuallyDrop::into_inner(id);
         match built {
-            Ok((queues, pdata)) => {
-                let req = ConnReq::assemble(peer, id, queues, pdata);
+            Ok(parts) => {
+                // On failure from here on the request is dropped, which
+                // rejects it.
+                let req = ConnReq::assemble(peer, id, parts);
                 acked?;
-                // Boxed as the C face boxed it for its handle, after the
-                // ack: a failed allocation drops the request, which
-                // rejects it, and is RPMA_E_NOMEM.
+                req.leave_endpoint()?;
+                // Boxed as the C face boxed it for its handle: a failed
+                // allocation is RPMA_E_NOMEM.
                 try_box(req)
             }
             Err(e) => {
@@ -168,7 +172,8 @@ impl<'p> Ep<'p> {
         }
     }
 
-    /// Stops listening. Connections made through the endpoint live on.
+    /// Stops listening. Requests taken from the endpoint, and connections
+    /// made through it, live on: each has its own event channel.
     ///
     /// # Errors
     /// `Error::Provider` when `rdma_destroy_id` fails.

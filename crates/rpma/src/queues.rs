@@ -118,9 +118,11 @@ fn create_qp(peer: &Peer, id: &CmId, attr: &mut sys::ibv_qp_init_attr_ex) -> Res
 pub(crate) struct Parts {
     pub(crate) id: CmId,
     pub(crate) queues: Queues,
-    /// The id's own channel; none while an incoming request's id still
-    /// reports to its endpoint's.
-    pub(crate) evch: Option<EventChannel>,
+    /// The id's own channel. An incoming request's id moves here from its
+    /// endpoint's as soon as the request is taken: it must not depend on
+    /// the endpoint (whose shutdown destroys its channel, and every id
+    /// still on it) nor hand its events to the endpoint's waiter.
+    pub(crate) evch: EventChannel,
 }
 
 impl Parts {

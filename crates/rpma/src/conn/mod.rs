@@ -44,8 +44,7 @@ pub struct Conn<'a> {
     /// The QP and its native operations, and the event channel's fd, kept
     /// apart from the parts above: the data path and the event loop read
     /// them on every call, and need no "is it there yet" for them. Valid
-    /// until the connection is released: the QP's from `new`, the fd's
-    /// from `finish`, which gives every connection its channel.
+    /// from `new` until the connection is released.
     qp: *mut sys::ibv_qp,
     native: QpNative,
     event_fd: c_int,
@@ -80,6 +79,7 @@ impl<'a> Conn<'a> {
     pub(crate) fn new(parts: Parts, peer: &Peer, incoming: bool) -> Conn<'a> {
         let qp = parts.id.qp();
         let native = parts.queues.native;
+        let event_fd = parts.evch.fd();
         Conn {
             parts: Some(parts),
             flush: None,
@@ -87,7 +87,7 @@ impl<'a> Conn<'a> {
             direct_write_to_pmem: AtomicBool::new(false),
             qp,
             native,
-            event_fd: -1,
+            event_fd,
             unanswered: incoming,
             iwarp: peer.is_iwarp(),
             rnr_timer_on_established: 0,
@@ -119,24 +119,11 @@ impl<'a> Conn<'a> {
         self.rnr_timer_on_established = code;
     }
 
-    /// Gives the id a private event channel unless it came with one (an
-    /// outgoing request's), and keeps the private data the peer sent with
-    /// its request.
-    pub(crate) fn finish(&mut self, private_data: Option<Box<[u8]>>) -> Result<()> {
-        let parts = self.parts.as_mut().expect("present until deleted");
-        let evch = match parts.evch {
-            Some(ref evch) => evch,
-            None => {
-                let evch = parts.evch.insert(EventChannel::new()?);
-                parts.id.migrate(evch)?;
-                evch
-            }
-        };
-        self.event_fd = evch.fd();
+    /// Keeps the private data the peer sent with its request.
+    pub(crate) fn keep_private_data(&mut self, private_data: Option<Box<[u8]>>) {
         if let Some(p) = private_data {
             let _ = self.private_data.set(p);
         }
-        Ok(())
     }
 
     /// Where the emulated flushes of this connection read to; none when
@@ -174,8 +161,8 @@ impl<'a> Conn<'a> {
 
     /// The fd of the connection's event channel.
     pub fn event_fd(&self) -> BorrowedFd<'_> {
-        // SAFETY: a connection reaches its users only after `finish` gave
-        // it its event channel, whose open fd this is; the channel is
+        // SAFETY: the fd is the open one of the event channel among the
+        // parts the connection was made of; the channel is
         // destroyed only when the connection is deleted or dropped, after
         // the borrow of `self` ends.
         unsafe { BorrowedFd::borrow_raw(self.event_fd) }
@@ -208,7 +195,7 @@ impl<'a> Conn<'a> {
     }
 
     fn event_channel(&self) -> &EventChannel {
-        self.parts().evch.as_ref().expect("given by finish")
+        &self.parts().evch
     }
 
     /// What the event means to the connection; acks it.

@@ -258,7 +258,14 @@ impl Conn {
         self.conn.disconnect()
     }
 
-    /// What the peer sent with its request or its accept.
+    /// What the peer sent with its request (incoming connections) or its
+    /// accept (outgoing ones, known once the connection is established).
+    ///
+    /// rdma_cm does not carry the length the peer sent: on RoCE and IB
+    /// the data comes zero-padded to the transport's full size (56 bytes
+    /// with a request, 196 with an accept), so a protocol that sends data
+    /// of varying length carries its length itself. On iWARP it is exactly
+    /// what was sent.
     pub fn private_data(&self) -> Option<&[u8]> {
         self.conn.private_data()
     }

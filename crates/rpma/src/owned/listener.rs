@@ -94,8 +94,10 @@ impl Listener {
         ready::take_within(self.fd(), Some(timeout), || self.try_next_request(cfg))
     }
 
-    /// Stops listening. Requests and connections made through the
-    /// listener live on.
+    /// Stops listening. Requests already taken from the listener, and
+    /// connections made through it, live on: each request has an event
+    /// channel of its own from the moment it is taken, so it can still be
+    /// connected, on any thread.
     ///
     /// # Errors
     /// `Error::Provider` when the cm id cannot be destroyed.
@@ -141,7 +143,8 @@ impl Request {
         self.req.is_passive()
     }
 
-    /// What the peer sent with an incoming request.
+    /// What the peer sent with an incoming request; zero-padded to 56
+    /// bytes on RoCE and IB, as [`Conn::private_data`] says.
     pub fn private_data(&self) -> Option<&[u8]> {
         self.req.private_data()
     }

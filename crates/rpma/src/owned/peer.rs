@@ -19,8 +19,10 @@ impl Peer {
     /// that listens there).
     ///
     /// # Errors
-    /// `Error::Inval` when no RDMA device has the address;
-    /// `Error::Provider` when the device refuses a protection domain.
+    /// `Error::Inval` for the wildcard address (`0.0.0.0` or `::`), which
+    /// names no device; `Error::Provider` for an address that is not this
+    /// host's (`rdma_bind_addr` fails with `EADDRNOTAVAIL`), when the
+    /// device cannot be queried or refuses a protection domain.
     pub fn local(ip: IpAddr) -> Result<Peer> {
         Peer::on(&Device::local(&ip.to_string())?)
     }
@@ -29,7 +31,10 @@ impl Peer {
     /// reached (the side that connects to it).
     ///
     /// # Errors
-    /// As [`Peer::local`].
+    /// `Error::Inval` for an address that names no device;
+    /// `Error::Provider` for an address with no route
+    /// (`rdma_resolve_addr`), when the device cannot be queried or refuses
+    /// a protection domain.
     pub fn remote(ip: IpAddr) -> Result<Peer> {
         Peer::on(&Device::remote(&ip.to_string())?)
     }
