@@ -6,7 +6,8 @@
 #                   (the packages as `make deb ARCH=...` makes them)
 #   make demo       build, then show the library working (see README)
 #   make check      every test that fits a CI run: Rust, C (ours vs Debian's
-#                   librpma), ELF, header, install, SoftRoCE, the quick packages
+#                   librpma), ELF, header, install, SoftRoCE, the quick packages,
+#                   the arm64 cross-build checked against Debian's (check-arm64)
 #   make check-debian
 #                   the packages as Debian builds them (both releases, every
 #                   architecture) through the package tests; then check-bare
@@ -15,8 +16,13 @@
 #   make header     regenerate include/librpma.h from crates/librpma
 #   make bindings   regenerate crates/rpma-sys/src/bindings.rs from Debian 13's rdma-core headers
 #   make deb        build the librpma0 and librpma-dev packages into build/deb
-#   make deb RELEASE=bookworm|trixie
-#                   the same as Debian builds them: clean chroot, offline (build/deb-RELEASE)
+#   make deb RELEASE=bookworm|trixie|forky|sid
+#                   the same as Debian builds them: clean chroot, offline, and
+#                   that suite's lintian (build/deb-RELEASE, lintian.txt there)
+#   make piuparts RELEASE=bookworm|trixie|forky|sid [NO_BUILD=1]
+#                   make deb RELEASE=..., then piuparts on the packages (and on
+#                   forky and sid the upgrade from Debian 13's C librpma0), and
+#                   a C program across Debian's librpma0, ours and back
 #   make deb ARCH=arm64|ppc64el|riscv64 [RELEASE=...]
 #                   cross-built as Debian cross-builds (build/deb-RELEASE-ARCH);
 #                   RELEASE defaults to this machine's, riscv64's to trixie
@@ -44,7 +50,7 @@ BUILD   := build
 LIB     := $(BUILD)/lib/librpma.so.0
 CTEST_DIR := $(BUILD)/tests-c
 
-.PHONY: all lib cross fault-lib check-arch check-debian rust-bins demo check check-bare check-rust check-c check-deb header bindings deb trixie-root \
+.PHONY: all lib cross fault-lib check-arch check-arm64 check-debian rust-bins demo check check-bare check-rust check-c check-deb header bindings deb piuparts trixie-root \
 	tests-c-build check-siw \
 	install uninstall clean FORCE
 
@@ -119,7 +125,16 @@ demo:
 # the SoftRoCE guest.
 check:
 	scripts/setup.sh check
-	$(MAKE) trixie-root deb check-c
+	$(MAKE) trixie-root deb check-arm64 check-c
+
+# The bounded part of check-arch that `make check` runs, so that no
+# architecture breaks unnoticed: the arm64 packages cross-built as Debian
+# builds them, their ELF identity and abidiff against Debian's
+# librpma0:arm64, and the api.* programs under qemu-user against ours and
+# Debian's arm64 C library (scripts/arch-check.sh).
+check-arm64:
+	$(MAKE) cross RELEASE=trixie ARCH=arm64
+	scripts/arch-check.sh trixie arm64
 
 # Outside `make check`, to keep CI under 45 minutes (each needs chroots made
 # from the archive, minutes apiece on a fresh machine): the packages built
@@ -144,9 +159,9 @@ check-bare:
 
 # Outside `make check` for CI time (each architecture's chroot, cross-build
 # and emulated runs take minutes): every architecture Debian ships librpma0
-# on, on each release that ships it. ppc64el on Debian 13 waits for the
-# archive (README, "Architectures").
-ARCH_BUILDS ?= bookworm:arm64 bookworm:ppc64el trixie:arm64 trixie:riscv64
+# on, on each release that ships it (trixie's ppc64el with the pins of
+# scripts/pool-pin.sh while its pool lacks files its index names).
+ARCH_BUILDS ?= bookworm:arm64 bookworm:ppc64el trixie:arm64 trixie:ppc64el trixie:riscv64
 check-arch:
 	scripts/setup.sh arch
 	fail=; for rb in $(ARCH_BUILDS); do \
@@ -204,9 +219,10 @@ bindings: trixie-root
 # machine with its cargo and crates.io (build profile
 # pkg.rpma-rs.upstream-cargo); dpkg-buildpackage writes beside the source
 # tree, from where the files are moved into build/deb. `make deb
-# RELEASE=bookworm|trixie` builds as Debian does, in a clean chroot of that
-# release with its own toolchain and librust-*-dev crates and no network
-# (scripts/deb-release.sh), into build/deb-RELEASE.
+# RELEASE=bookworm|trixie|forky|sid` builds as Debian does, in a clean chroot
+# of that release with its own toolchain and librust-*-dev crates and no
+# network (scripts/deb-release.sh), into build/deb-RELEASE. docs/packaging.md
+# says more, for a Debian maintainer.
 DEB_VERSION = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
 RELEASE ?=
 deb:
@@ -224,6 +240,13 @@ else
 	scripts/setup.sh deb-release
 	scripts/deb-release.sh $(RELEASE) $(BUILD)/deb-$(RELEASE)
 endif
+
+# piuparts and scripts/deb-compat.sh on build/deb-RELEASE (scripts/piuparts.sh)
+piuparts:
+	@[ -n "$(RELEASE)" ] || { echo "make piuparts: RELEASE=bookworm|trixie|forky|sid"; exit 2; }
+	scripts/setup.sh piuparts
+	$(if $(NO_BUILD),,$(MAKE) deb RELEASE=$(RELEASE))
+	scripts/piuparts.sh $(RELEASE) $(BUILD)/deb-$(RELEASE)
 
 install: $(if $(NO_BUILD),,lib)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # setup.sh -- install what this machine lacks for one of the project's tasks.
 #
-# usage: scripts/setup.sh build|demo|check|deb|deb-release|arch|bench [--print]
+# usage: scripts/setup.sh build|demo|check|deb|deb-release|piuparts|arch|bench [--print]
 #
 #   build   compile build/lib/librpma.so.0 (no libclang: the bindings are committed)
 #   demo    build, plus SoftRoCE (QEMU) and Debian's C librpma to compare with
 #   check   everything `make check` runs: C tests, ABI tools, fuzzing, packaging
 #   deb     `make deb`: Debian's packaging tools
-#   deb-release  `make deb RELEASE=...`: mmdebstrap for the clean chroot
+#   deb-release  `make deb RELEASE=bookworm|trixie|forky|sid`: mmdebstrap for
+#           the clean chroot
+#   piuparts `make piuparts RELEASE=...`: piuparts, and mmdebstrap for its
+#           base tarballs and scripts/deb-compat.sh
 #   arch    `make check-arch`: the above, arm64 guests (qemu-system-arm, and
 #           qemu-user through binfmt_misc for their roots' package scripts),
 #           Debian's arm64 cross compiler for the examples run there
@@ -32,7 +35,7 @@
 set -euo pipefail
 
 task=${1:-}
-case $task in build | demo | check | deb | deb-release | arch | bench) ;; *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
+case $task in build | demo | check | deb | deb-release | piuparts | arch | bench) ;; *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
 print_only=${2:-}
 
 say() { echo "setup: $*" >&2; }
@@ -64,15 +67,17 @@ case $task in
   deb) wanted=("${build_pkgs[@]}" "${deb_pkgs[@]}") ;;
   check) wanted=("${build_pkgs[@]}" "${demo_pkgs[@]}" "${check_pkgs[@]}") ;;
   deb-release) wanted=(mmdebstrap) ;;
+  piuparts) wanted=(mmdebstrap piuparts) ;;
   bench) wanted=("${build_pkgs[@]}" "${demo_pkgs[@]}" perftest gnuplot-nox) ;;
   arch) wanted=(mmdebstrap arch-test qemu-user-static binfmt-support qemu-system-arm ipxe-qemu
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
 esac
 
-# Every task but deb-release (whose build runs in a chroot) compiles Rust
-# here. Debian's cargo is /usr/bin/cargo; any other (rustup's) is kept.
+# Every task but deb-release and piuparts (whose builds run in chroots)
+# compiles Rust here. Debian's cargo is /usr/bin/cargo; any other (rustup's)
+# is kept.
 cargo_path=$(command -v cargo || true)
-if [ "$task" != deb-release ] && [ "$task" != arch ] && { [ -z "$cargo_path" ] || [ "$cargo_path" = /usr/bin/cargo ]; }; then
+if [ "$task" != deb-release ] && [ "$task" != piuparts ] && [ "$task" != arch ] && { [ -z "$cargo_path" ] || [ "$cargo_path" = /usr/bin/cargo ]; }; then
   wanted+=("${rust_pkgs[@]}" ca-certificates)
   [ "$task" = check ] && wanted+=("${rust_lint_pkgs[@]}")
 fi
@@ -113,7 +118,7 @@ if [ "$task" = arch ]; then
   fi
   exit 0
 fi
-[ "$task" = deb-release ] && exit 0
+case $task in deb-release | piuparts) exit 0 ;; esac
 version=$(cargo --version 2>/dev/null | awk '{print $2}')
 if [ -z "$version" ] || dpkg --compare-versions "${version%%-*}" lt 1.85; then
   say "cargo ${version:-is missing}: Rust 1.85 or newer is needed (on Debian: ${rust_pkgs[*]})"
