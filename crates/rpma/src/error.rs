@@ -132,12 +132,14 @@ impl Error {
     }
 
     /// Whether a post failed because the queue was full: the provider
-    /// refused it with ENOMEM. Retrying after completions were taken may
-    /// succeed.
+    /// refused it with ENOMEM (`ibv_post_*`), or ENOMEM or ENOSPC
+    /// (`ibv_wr_complete`, which posts the native flush and atomic write:
+    /// librxe answers ENOSPC there). Retrying after completions were taken
+    /// may succeed.
     pub fn is_queue_full(&self) -> bool {
-        self.provider_error().is_some_and(|p| {
-            p.errno == libc::ENOMEM
-                && (p.call.starts_with("ibv_post") || p.call == "ibv_wr_complete")
+        self.provider_error().is_some_and(|p| match p.call {
+            "ibv_wr_complete" => p.errno == libc::ENOMEM || p.errno == libc::ENOSPC,
+            call => p.errno == libc::ENOMEM && call.starts_with("ibv_post"),
         })
     }
 
@@ -301,6 +303,12 @@ mod tests {
         assert_eq!(io.kind(), std::io::ErrorKind::WouldBlock);
         let inner = io.get_ref().and_then(|e| e.downcast_ref::<Error>());
         assert_eq!(inner, Some(&full));
+
+        // librxe's answer to a native flush or atomic write on a full queue
+        let native_full = Error::provider(Op::Verbs, "ibv_wr_complete", libc::ENOSPC);
+        assert!(native_full.is_queue_full());
+        let other = Error::provider(Op::Verbs, "ibv_post_send", libc::ENOSPC);
+        assert!(!other.is_queue_full());
 
         let gone = Error::provider(Op::ResolveAddr, "rdma_resolve_addr", libc::ENODEV);
         assert!(!gone.is_queue_full());

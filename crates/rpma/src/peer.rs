@@ -73,10 +73,11 @@ impl Device {
     /// `addr`.
     ///
     /// # Errors
-    /// `Error::Inval` for an address with a NUL byte, or one that names no
-    /// device; `Error::Provider` for an address that is not valid or has no
-    /// route (`rdma_getaddrinfo`, `rdma_resolve_addr`), or when the cm id
-    /// cannot be made or destroyed.
+    /// `Error::Inval` for an address with a NUL byte, or one that rdma_cm
+    /// resolves to no device (it binds even the wildcard and the loopback
+    /// address to one); `Error::Provider` for an address that is not valid
+    /// or has no route (`rdma_getaddrinfo`, `rdma_resolve_addr`), or when
+    /// the cm id cannot be made or destroyed.
     pub fn remote(addr: &str) -> Result<Device> {
         Device::lookup(addr, ContextType::Remote)
     }

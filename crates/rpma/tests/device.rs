@@ -23,6 +23,8 @@ use rpma::{Completion, Error, FlushType};
 #[cfg(feature = "tokio")]
 #[path = "device/aio.rs"]
 mod aio;
+#[path = "device/errors.rs"]
+mod errors;
 #[path = "device/listener.rs"]
 mod listener;
 #[path = "device/owned.rs"]

@@ -56,7 +56,8 @@ impl Conn {
     ///
     /// # Errors
     /// As [`Conn::next_event`]; `Error::Provider` (`epoll_ctl`) when the
-    /// fd cannot be registered with the reactor.
+    /// fd cannot be registered with the reactor: `EEXIST` while another
+    /// wait on the same connection is pending on the same runtime.
     pub async fn next_event_async(&self) -> Result<ConnEvent> {
         take_when_ready(self.event_fd(), || self.try_next_event()).await
     }
@@ -66,7 +67,9 @@ impl Listener {
     /// [`Listener::next_request`], awaited.
     ///
     /// # Errors
-    /// As [`Listener::next_request`].
+    /// As [`Listener::next_request`]; `Error::Provider` (`epoll_ctl`) when
+    /// the fd cannot be registered with the reactor: `EEXIST` while
+    /// another wait on the same listener is pending on the same runtime.
     pub async fn next_request_async(&self, cfg: Option<&ConnCfg>) -> Result<Request> {
         take_when_ready(self.fd(), || self.try_next_request(cfg)).await
     }
@@ -81,7 +84,9 @@ impl Cq {
     /// # Errors
     /// `Error::SharedChannel` when the CQ reports to its connection's
     /// shared channel; `Error::Provider` when the poll or the channel
-    /// fails.
+    /// fails, or the channel's fd cannot be registered with the reactor
+    /// (`epoll_ctl`: `EEXIST` while another wait on the same CQ is pending
+    /// on the same runtime).
     pub async fn next_wc_async(&self) -> Result<WorkCompletion> {
         if self.channel_is_shared() {
             return Err(Error::SharedChannel);

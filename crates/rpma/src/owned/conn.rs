@@ -126,7 +126,8 @@ impl Conn {
     /// # Errors
     /// `Error::Inval` when the lengths differ or `opts` has immediate data;
     /// `Error::Provider` when the send queue is full or the provider
-    /// refuses the post.
+    /// refuses the post. A closed connection refuses no post: the
+    /// operation completes with `WcStatus::WrFlush`.
     pub fn read(&self, src: Remote<'_>, dst: Local<'_>, opts: Opts) -> Result<()> {
         let len = same_len(src.len, dst.len)?;
         let (completion, context) = opts.no_imm()?;
@@ -146,7 +147,8 @@ impl Conn {
     ///
     /// # Errors
     /// `Error::Inval` when the lengths differ; `Error::Provider` when the
-    /// send queue is full or the provider refuses the post.
+    /// send queue is full or the provider refuses the post. A closed
+    /// connection refuses no post, as for [`Conn::read`].
     pub fn write(&self, src: Local<'_>, dst: Remote<'_>, opts: Opts) -> Result<()> {
         let len = same_len(src.len, dst.len)?;
         self.conn.write(
@@ -195,7 +197,8 @@ impl Conn {
     /// Sends `src` as a message, which consumes a receive at the peer.
     ///
     /// # Errors
-    /// `Error::Provider` when the send queue is full or the post fails.
+    /// `Error::Provider` when the send queue is full or the post fails. A
+    /// closed connection refuses no post, as for [`Conn::read`].
     pub fn send(&self, src: Local<'_>, opts: Opts) -> Result<()> {
         self.conn.send(
             Some(src.mr),
@@ -221,7 +224,8 @@ impl Conn {
     ///
     /// # Errors
     /// `Error::Unknown` for an event that means nothing to a connection
-    /// (consumed); `Error::Provider` when the event channel fails.
+    /// (consumed); `Error::Provider` when the event channel fails;
+    /// `Error::NoMem` when the peer's private data cannot be copied.
     pub fn next_event(&self) -> Result<ConnEvent> {
         let got = ready::take_within(self.event_fd(), None, || self.try_next_event())?;
         Ok(got.expect("a wait without a deadline ends with an event"))
@@ -239,7 +243,8 @@ impl Conn {
     /// when none came in time.
     ///
     /// # Errors
-    /// As [`Conn::next_event`].
+    /// As [`Conn::next_event`]; `Error::Provider` (`poll`) when the wait
+    /// fails.
     pub fn next_event_timeout(&self, timeout: Duration) -> Result<Option<ConnEvent>> {
         ready::take_within(self.event_fd(), Some(timeout), || self.try_next_event())
     }
@@ -298,8 +303,10 @@ impl Conn {
     ///
     /// # Errors
     /// `Error::NotSharedChnl` without a shared channel;
-    /// `Error::NoCompletion` when no queue reported; `Error::Unknown` when
-    /// the channel names a CQ that is not the connection's.
+    /// `Error::NoCompletion` when no queue reported (nothing came while
+    /// the channel's fd, [`Cq::fd`] of either queue, is non-blocking) or
+    /// the channel failed; `Error::Unknown` when the channel names a CQ
+    /// that is not the connection's.
     pub fn wait(&self) -> Result<Wake<'_>> {
         self.conn.wait()
     }

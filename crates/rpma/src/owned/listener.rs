@@ -58,9 +58,12 @@ impl Listener {
     ///
     /// # Errors
     /// `Error::Inval` when the next event is not a request (it is
-    /// consumed); `Error::Provider` when the queues cannot be built (the
-    /// request is rejected) or the event channel fails; `Error::NoMem`
-    /// when the request cannot be allocated (it is rejected).
+    /// consumed), or `cfg` asks for a shared completion channel with a
+    /// shared receive queue that has its own receive CQ (the request is
+    /// rejected); `Error::Provider` when the queues cannot be built (the
+    /// request is rejected; `ibv_create_cq` or `rdma_create_qp_ex` says
+    /// why) or the event channel fails; `Error::NoMem` when the request
+    /// cannot be allocated (it is rejected).
     pub fn next_request(&self, cfg: Option<&ConnCfg>) -> Result<Request> {
         let got = ready::take_within(self.fd(), None, || self.try_next_request(cfg))?;
         Ok(got.expect("a wait without a deadline ends with a request"))
@@ -85,7 +88,8 @@ impl Listener {
     /// when none came in time.
     ///
     /// # Errors
-    /// As [`Listener::next_request`].
+    /// As [`Listener::next_request`]; `Error::Provider` (`poll`) when the
+    /// wait fails.
     pub fn next_request_timeout(
         &self,
         cfg: Option<&ConnCfg>,
@@ -123,7 +127,12 @@ impl Request {
     ///
     /// # Errors
     /// `Error::Provider` when the address or the route cannot be resolved
-    /// (within the configured timeout) or the queues cannot be built.
+    /// (`rdma_resolve_addr`, `rdma_resolve_route`: `ETIMEDOUT` when
+    /// nothing answers within the configured timeout) or the queues cannot
+    /// be built (`ibv_create_cq`, `rdma_create_qp_ex`); `Error::Inval` when
+    /// `cfg` asks for a shared completion channel with a shared receive
+    /// queue that has its own receive CQ; `Error::NoMem` when the request
+    /// cannot be allocated.
     pub fn new(peer: &Peer, addr: SocketAddr, cfg: Option<&ConnCfg>) -> Result<Request> {
         let (host, port) = host_and_port(addr);
         // SAFETY: the request keeps a clone of the peer and of the queue
@@ -154,8 +163,10 @@ impl Request {
     /// `wr_id`.
     ///
     /// # Errors
-    /// `Error::Provider` when the receive queue is full or the provider
-    /// refuses the post.
+    /// `Error::Provider` (`ibv_post_recv`) when the receive queue is full
+    /// (`ENOMEM`) or the provider refuses the post, or the request
+    /// receives through a shared receive queue and so has no receive
+    /// queue of its own (`EINVAL`).
     pub fn recv(&self, dst: Local<'_>, context: u64) -> Result<()> {
         self.req.recv(dst.mr, dst.offset, dst.len, context)
     }
@@ -168,7 +179,10 @@ impl Request {
     /// `Error::Inval` when `pdata` is longer than 255 bytes (what rdma_cm
     /// carries is shorter still: 56 bytes with a connect, 196 with an
     /// accept, on RoCE); `Error::Provider` when the connect or accept
-    /// fails.
+    /// fails (`rdma_connect`, `rdma_accept`: `EINVAL` for more private
+    /// data than the transport carries), or the peer's flush target cannot
+    /// be registered; `Error::NoMem` when the connection or the flush
+    /// target's page cannot be allocated.
     pub fn connect(self, pdata: &[u8]) -> Result<Conn> {
         let pdata = (!pdata.is_empty()).then_some(pdata);
         let conn = self.req.connect(pdata)?;

@@ -21,8 +21,9 @@ impl Peer {
     /// # Errors
     /// `Error::Inval` for the wildcard address (`0.0.0.0` or `::`), which
     /// names no device; `Error::Provider` for an address that is not this
-    /// host's (`rdma_bind_addr` fails with `EADDRNOTAVAIL`), when the
-    /// device cannot be queried or refuses a protection domain.
+    /// host's (`rdma_bind_addr` fails with `EADDRNOTAVAIL`); as
+    /// [`Peer::on`] when the device cannot be queried or refuses a
+    /// protection domain.
     pub fn local(ip: IpAddr) -> Result<Peer> {
         Peer::on(&Device::local(&ip.to_string())?)
     }
@@ -31,9 +32,11 @@ impl Peer {
     /// reached (the side that connects to it).
     ///
     /// # Errors
-    /// `Error::Inval` for an address that names no device;
     /// `Error::Provider` for an address with no route
-    /// (`rdma_resolve_addr`), when the device cannot be queried or refuses
+    /// (`rdma_resolve_addr`: `ETIMEDOUT` when nothing answers for it on
+    /// the link); `Error::Inval` should rdma_cm resolve the address to no
+    /// device (it binds even the wildcard and the loopback address to
+    /// one); as [`Peer::on`] when the device cannot be queried or refuses
     /// a protection domain.
     pub fn remote(ip: IpAddr) -> Result<Peer> {
         Peer::on(&Device::remote(&ip.to_string())?)
@@ -43,7 +46,9 @@ impl Peer {
     ///
     /// # Errors
     /// `Error::Provider` when the device cannot be queried or refuses a
-    /// protection domain; `Error::NoMem` when memory runs out.
+    /// protection domain; `Error::NoMem` when it refuses for want of
+    /// memory (`ENOMEM`); `Error::Unknown` when it refuses without an
+    /// errno.
     pub fn on(device: &Device) -> Result<Peer> {
         Ok(Peer(Arc::new(peer::Peer::new(device)?)))
     }
