@@ -8,7 +8,7 @@
 # Debian's own, package by package:
 #   - every path of Debian 12's and Debian 13's package is in ours (only
 #     Debian 13's binNMU changelog, changelog.Debian.amd64.gz, is not), and
-#     ours adds only the CMake package files;
+#     ours adds only the CMake package files and its lintian overrides;
 #   - the version is an upgrade over both Debian versions and says "+rs";
 #   - Section and Multi-Arch are Debian's; librpma-dev depends on exactly
 #     our librpma0; librpma0's dependencies were computed (libibverbs1,
@@ -56,12 +56,15 @@ for pkg in librpma0 librpma-dev; do
     paths "$deb" | grep -v '/changelog\.Debian\.amd64\.gz$' >"$work/ref"
     missing=$(comm -13 "$work/ours" "$work/ref")
     [ -z "$missing" ] || bad "$pkg lacks what $rel's $refv has: $(echo $missing)"
-    extra=$(comm -23 "$work/ours" "$work/ref" | grep -v '/cmake\(/librpma\(/librpma-config\(-version\)\?\.cmake\)\?\)\?$')
-    [ -z "$extra" ] || bad "$pkg has more than $rel's $refv and the CMake files: $(echo $extra)"
+    # besides the CMake package: the lintian overrides (debian/*.lintian-overrides)
+    extra=$(comm -23 "$work/ours" "$work/ref" |
+      grep -v -e '/cmake\(/librpma\(/librpma-config\(-version\)\?\.cmake\)\?\)\?$' \
+        -e "^\./usr/share/lintian\(/overrides\(/$pkg\)\?\)\?\$")
+    [ -z "$extra" ] || bad "$pkg has more than $rel's $refv, the CMake files and its lintian overrides: $(echo $extra)"
     for field in Section Multi-Arch Architecture; do
       [ "$(dpkg-deb -f "$ours" $field)" = "$(dpkg-deb -f "$deb" $field)" ] || bad "$pkg $field differs from $rel's"
     done
-    echo "$pkg: the same paths as $rel's $refv, plus the CMake package"
+    echo "$pkg: the same paths as $rel's $refv, plus the CMake package and its lintian overrides"
   done
 done
 
