@@ -184,6 +184,7 @@ pub mod conn;
 pub mod conn_cfg;
 pub mod conn_req;
 pub mod cq;
+mod env;
 pub mod ep;
 pub mod error;
 mod flush;

@@ -74,10 +74,10 @@ pub(crate) struct Switch {
 impl Switch {
     /// Read when a peer is made, not on the data path.
     pub(crate) fn from_env() -> Switch {
-        let on = |name: &str| std::env::var_os(name).is_none_or(|v| v != "0");
+        let on = |name| crate::env::with_var(name, |v| v != Some(b"0"));
         Switch {
-            atomic_write: on("RPMA_NATIVE_ATOMIC_WRITE"),
-            flush: on("RPMA_NATIVE_FLUSH"),
+            atomic_write: on(c"RPMA_NATIVE_ATOMIC_WRITE"),
+            flush: on(c"RPMA_NATIVE_FLUSH"),
         }
     }
 }

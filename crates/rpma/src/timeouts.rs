@@ -11,6 +11,8 @@
 //! connection never waits that long for an acknowledgement, and a shorter
 //! break is bridged by the retransmissions.
 
+use std::ffi::CStr;
+
 use crate::log::{Level, Op};
 use crate::sys;
 use crate::verbs::{self, CmId};
@@ -41,17 +43,18 @@ const MAX_FIVE_BITS: u8 = 31;
 /// timeout set, and its retry count), the default otherwise, including for
 /// a value that is not such a number.
 pub(crate) fn ack_timeout_from_env() -> u8 {
-    five_bits_from_env("RPMA_ACK_TIMEOUT", DEFAULT_ACK_TIMEOUT)
+    five_bits_from_env(c"RPMA_ACK_TIMEOUT", DEFAULT_ACK_TIMEOUT)
 }
 
 /// A 5-bit queue pair field from the environment variable `var` (0..=31),
 /// or `default` when it is unset or not such a number.
-fn five_bits_from_env(var: &str, default: u8) -> u8 {
-    std::env::var(var)
-        .ok()
-        .and_then(|v| v.trim().parse::<u8>().ok())
-        .filter(|&v| v <= MAX_FIVE_BITS)
-        .unwrap_or(default)
+fn five_bits_from_env(var: &CStr, default: u8) -> u8 {
+    crate::env::with_var(var, |v| {
+        v.and_then(|b| std::str::from_utf8(b).ok())
+            .and_then(|v| v.trim().parse::<u8>().ok())
+            .filter(|&v| v <= MAX_FIVE_BITS)
+            .unwrap_or(default)
+    })
 }
 
 /// Applies the exponent to a connection about to connect or accept. Not
@@ -79,7 +82,7 @@ pub(crate) const DEFAULT_MIN_RNR_TIMER: u8 = 12;
 /// library's behaviour: rdma_cm's value left as it is), the default
 /// otherwise, including for a value that is not such a number.
 pub(crate) fn min_rnr_timer_from_env() -> u8 {
-    five_bits_from_env("RPMA_MIN_RNR_TIMER", DEFAULT_MIN_RNR_TIMER)
+    five_bits_from_env(c"RPMA_MIN_RNR_TIMER", DEFAULT_MIN_RNR_TIMER)
 }
 
 /// Sets the receiver-not-ready timer of a queue pair that is ready to send
