@@ -117,17 +117,11 @@ case $release in forky | sid)
   mirrors=("deb http://deb.debian.org/debian $release main" "deb http://deb.debian.org/debian trixie main")
   ;;
 esac
-# forky's and sid's indexes expire a week after they are made (Valid-Until);
-# a mirror that stopped syncing serves expired ones (scripts/deb-release.sh)
+# a mirror that stopped syncing serves forky's and sid's indexes expired
 valid_until=()
-inrelease=$work/InRelease
-if /usr/lib/apt/apt-helper download-file "http://deb.debian.org/debian/dists/$release/InRelease" \
-  "$inrelease" >/dev/null 2>&1; then
-  until=$(sed -n 's/^Valid-Until: //p' "$inrelease")
-  if [ -n "$until" ] && [ "$(date -u -d "$until" +%s)" -lt "$(date -u +%s)" ]; then
-    say "the mirror's $release index expired on $until: apt's Check-Valid-Until is off"
-    valid_until=(--aptopt='Acquire::Check-Valid-Until "false"')
-  fi
+if until=$("$(dirname "$0")"/index-expired.sh "$release"); then
+  say "the mirror's $release index expired on $until: apt's Check-Valid-Until is off"
+  valid_until=(--aptopt='Acquire::Check-Valid-Until "false"')
 fi
 
 # run WHAT: the program's output into $work/out.WHAT, with librpma0's version

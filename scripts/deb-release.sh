@@ -65,23 +65,13 @@ if [ "$arch" != amd64 ]; then
   cross_hooks=(--customize-hook="$PWD/scripts/pool-pin.sh \"\$1\" install \"\$(chroot \"\$1\" sh -c '$match_std')\"")
   build_arch=(-a "$arch")
 fi
-# Testing's and unstable's Release files (forky, sid) expire a week after they
-# are made (Valid-Until) and the archive remakes them daily; a mirror that has
-# stopped syncing serves expired ones, which apt refuses. Then the chroot is
-# made with apt's Check-Valid-Until off, and the log says so. A stable
-# release's Release file has no Valid-Until.
+# A mirror that has stopped syncing serves forky's and sid's indexes past
+# their Valid-Until: the chroot is then made with apt's Check-Valid-Until
+# off, and the log says so (scripts/index-expired.sh).
 valid_until=()
-if [ -z "${MIRROR:-}" ]; then
-  inrelease=$(mktemp)
-  if /usr/lib/apt/apt-helper download-file "http://deb.debian.org/debian/dists/$release/InRelease" \
-    "$inrelease" >/dev/null 2>&1; then
-    until=$(sed -n 's/^Valid-Until: //p' "$inrelease")
-    if [ -n "$until" ] && [ "$(date -u -d "$until" +%s)" -lt "$(date -u +%s)" ]; then
-      say "the mirror's $release index expired on $until: apt's Check-Valid-Until is off in the chroot"
-      valid_until=(--aptopt='Acquire::Check-Valid-Until "false"')
-    fi
-  fi
-  rm -f "$inrelease"
+if [ -z "${MIRROR:-}" ] && until=$(scripts/index-expired.sh "$release"); then
+  say "the mirror's $release index expired on $until: apt's Check-Valid-Until is off in the chroot"
+  valid_until=(--aptopt='Acquire::Check-Valid-Until "false"')
 fi
 # A cross-build chroot installs through scripts/pool-pin.sh: where the index
 # names files of ARCH that the pool lacks (trixie's ppc64el, seen 2026-11-28

@@ -39,18 +39,8 @@ cache=${RXE_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/librpma-rs}
 mkdir -p "$cache"
 say() { echo "piuparts: $*" >&2; }
 
-# expired SUITE: the mirror's index of SUITE is past its Valid-Until (forky's
-# and sid's expire a week after they are made; a mirror that has stopped
-# syncing serves them so, see scripts/deb-release.sh)
-expired() {
-  local f until
-  f=$(mktemp)
-  /usr/lib/apt/apt-helper download-file "http://deb.debian.org/debian/dists/$1/InRelease" "$f" \
-    >/dev/null 2>&1 || { rm -f "$f"; return 1; }
-  until=$(sed -n 's/^Valid-Until: //p' "$f")
-  rm -f "$f"
-  [ -n "$until" ] && [ "$(date -u -d "$until" +%s)" -lt "$(date -u +%s)" ]
-}
+# expired SUITE: the mirror serves SUITE's index past its Valid-Until
+expired() { "$here/index-expired.sh" "$1" >/dev/null; }
 
 # base SUITE: the cached minbase tarball of SUITE, made when missing or old
 base() {
