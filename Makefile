@@ -7,7 +7,8 @@
 #   make demo       build, then show the library working (see README)
 #   make check      every test that fits a CI run: Rust, C (ours vs Debian's
 #                   librpma), ELF, header, install, SoftRoCE, the quick packages,
-#                   the arm64 cross-build checked against Debian's (check-arm64)
+#                   the arm64 cross-build checked against Debian's (tests.toml,
+#                   `cargo xtask list` shows them)
 #   make check-debian
 #                   the packages as Debian builds them (both releases, every
 #                   architecture) through the package tests; then check-bare
@@ -23,6 +24,9 @@
 #                   make deb RELEASE=..., then piuparts on the packages (and on
 #                   forky and sid the upgrade from Debian 13's C librpma0), and
 #                   a C program across Debian's librpma0, ours and back
+#   make autopkgtest RELEASE=bookworm|trixie|forky|sid [NO_BUILD=1]
+#                   make deb RELEASE=..., then debian/tests by autopkgtest in
+#                   a QEMU VM of that release (docs/autopkgtest.md)
 #   make deb ARCH=arm64|ppc64el|riscv64 [RELEASE=...]
 #                   cross-built as Debian cross-builds (build/deb-RELEASE-ARCH);
 #                   RELEASE defaults to this machine's, riscv64's to trixie
@@ -50,7 +54,7 @@ BUILD   := build
 LIB     := $(BUILD)/lib/librpma.so.0
 CTEST_DIR := $(BUILD)/tests-c
 
-.PHONY: all lib cross fault-lib check-arch check-arm64 check-debian rust-bins demo check check-bare check-rust check-c check-deb header bindings deb piuparts trixie-root \
+.PHONY: all lib cross fault-lib check-arch check-debian rust-bins demo check check-bare check-rust header bindings deb piuparts autopkgtest trixie-root \
 	tests-c-build check-siw \
 	install uninstall clean FORCE
 
@@ -121,20 +125,11 @@ demo:
 	$(MAKE) lib
 	scripts/demo.sh
 
-# The Rust checks of check-rust run as the CTest test rust.checks, beside
-# the SoftRoCE guest.
+# Every test of the check suite (tests.toml), by the test runner (xtask/):
+# it builds what they need (tests-c-build, trixie-root, deb) and runs them.
 check:
 	scripts/setup.sh check
-	$(MAKE) trixie-root deb check-arm64 check-c
-
-# The bounded part of check-arch that `make check` runs, so that no
-# architecture breaks unnoticed: the arm64 packages cross-built as Debian
-# builds them, their ELF identity and abidiff against Debian's
-# librpma0:arm64, and the api.* programs under qemu-user against ours and
-# Debian's arm64 C library (scripts/arch-check.sh).
-check-arm64:
-	$(MAKE) cross RELEASE=trixie ARCH=arm64
-	scripts/arch-check.sh trixie arm64
+	$(CARGO) xtask test
 
 # Outside `make check`, to keep CI under 45 minutes (each needs chroots made
 # from the archive, minutes apiece on a fresh machine): the packages built
@@ -179,6 +174,8 @@ trixie-root:
 check-rust: trixie-root
 	$(CARGO) fmt --check
 	$(CARGO) fmt --check --manifest-path fuzz/Cargo.toml
+	$(CARGO) fmt --check --manifest-path xtask/Cargo.toml
+	$(CARGO) clippy --manifest-path xtask/Cargo.toml -- -D warnings
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -p rpma --all-targets -- -D warnings
 	$(CARGO) clippy -p rpma --all-targets --features serde,tokio -- -D warnings
@@ -199,15 +196,11 @@ tests-c-build: lib fault-lib rust-bins
 		-DRPMA_FAULT_LIB_DIR=$(CURDIR)/$(BUILD)/fault -DRPMA_RUST_DIR=$(CURDIR)/$(BUILD)/rust >/dev/null
 	cmake --build $(CTEST_DIR) -j2
 
-check-c: tests-c-build
-	ctest --test-dir $(CTEST_DIR) --output-on-failure -j2
-
-# Outside `make check` (20-25 minutes a stack, with the power-off): the
-# live tests and the examples' four pairings on soft-iWARP, on Debian 12's
-# and 13's stacks (SIW_STACKS="bookworm" for one); tests-c/scripts/check-siw.sh
-# says more.
-check-siw: tests-c-build
-	tests-c/scripts/check-siw.sh $(CTEST_DIR) $(SIW_STACKS)
+# Outside `make check` (20-25 minutes a stack): the live tests and the
+# examples' four pairings on soft-iWARP, the generations table there, and a
+# lost peer on siw (tests.toml, suite siw).
+check-siw:
+	$(CARGO) xtask test --suite siw
 
 header:
 	RPMA_UPDATE_HEADER=1 $(CARGO) test -p librpma --test header
@@ -247,6 +240,14 @@ piuparts:
 	scripts/setup.sh piuparts
 	$(if $(NO_BUILD),,$(MAKE) deb RELEASE=$(RELEASE))
 	scripts/piuparts.sh $(RELEASE) $(BUILD)/deb-$(RELEASE)
+
+# debian/tests run by autopkgtest on build/deb-RELEASE in a QEMU VM of the
+# release, its image cached (scripts/autopkgtest.sh, docs/autopkgtest.md)
+autopkgtest:
+	@[ -n "$(RELEASE)" ] || { echo "make autopkgtest: RELEASE=bookworm|trixie|forky|sid"; exit 2; }
+	scripts/setup.sh autopkgtest
+	$(if $(NO_BUILD),,$(MAKE) deb RELEASE=$(RELEASE))
+	scripts/autopkgtest.sh $(RELEASE) $(BUILD)/deb-$(RELEASE)
 
 install: $(if $(NO_BUILD),,lib)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh -- install what this machine lacks for one of the project's tasks.
 #
-# usage: scripts/setup.sh build|demo|check|deb|deb-release|piuparts|arch|bench [--print]
+# usage: scripts/setup.sh build|demo|check|deb|deb-release|piuparts|autopkgtest|arch|bench [--print]
 #
 #   build   compile build/lib/librpma.so.0 (no libclang: the bindings are committed)
 #   demo    build, plus SoftRoCE (QEMU) and Debian's C librpma to compare with
@@ -11,6 +11,8 @@
 #           the clean chroot
 #   piuparts `make piuparts RELEASE=...`: piuparts, and mmdebstrap for its
 #           base tarballs and scripts/deb-compat.sh
+#   autopkgtest `make autopkgtest RELEASE=...`: autopkgtest, its QEMU runner
+#           (qemu-system-x86, qemu-utils, ovmf) and mmdebstrap
 #   arch    `make check-arch`: the above, arm64 guests (qemu-system-arm, and
 #           qemu-user through binfmt_misc for their roots' package scripts),
 #           Debian's arm64 cross compiler for the examples run there
@@ -35,7 +37,7 @@
 set -euo pipefail
 
 task=${1:-}
-case $task in build | demo | check | deb | deb-release | piuparts | arch | bench) ;; *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
+case $task in build | demo | check | deb | deb-release | piuparts | autopkgtest | arch | bench) ;; *) sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0"; exit 2 ;; esac
 print_only=${2:-}
 
 say() { echo "setup: $*" >&2; }
@@ -68,6 +70,7 @@ case $task in
   check) wanted=("${build_pkgs[@]}" "${demo_pkgs[@]}" "${check_pkgs[@]}") ;;
   deb-release) wanted=(mmdebstrap) ;;
   piuparts) wanted=(mmdebstrap piuparts) ;;
+  autopkgtest) wanted=(mmdebstrap autopkgtest qemu-system-x86 qemu-utils ovmf) ;;
   bench) wanted=("${build_pkgs[@]}" "${demo_pkgs[@]}" perftest gnuplot-nox) ;;
   arch) wanted=(mmdebstrap arch-test qemu-user-static binfmt-support qemu-system-arm ipxe-qemu
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
@@ -77,7 +80,7 @@ esac
 # compiles Rust here. Debian's cargo is /usr/bin/cargo; any other (rustup's)
 # is kept.
 cargo_path=$(command -v cargo || true)
-if [ "$task" != deb-release ] && [ "$task" != piuparts ] && [ "$task" != arch ] && { [ -z "$cargo_path" ] || [ "$cargo_path" = /usr/bin/cargo ]; }; then
+if [ "$task" != deb-release ] && [ "$task" != piuparts ] && [ "$task" != autopkgtest ] && [ "$task" != arch ] && { [ -z "$cargo_path" ] || [ "$cargo_path" = /usr/bin/cargo ]; }; then
   wanted+=("${rust_pkgs[@]}" ca-certificates)
   [ "$task" = check ] && wanted+=("${rust_lint_pkgs[@]}")
 fi
@@ -118,7 +121,7 @@ if [ "$task" = arch ]; then
   fi
   exit 0
 fi
-case $task in deb-release | piuparts) exit 0 ;; esac
+case $task in deb-release | piuparts | autopkgtest) exit 0 ;; esac
 version=$(cargo --version 2>/dev/null | awk '{print $2}')
 if [ -z "$version" ] || dpkg --compare-versions "${version%%-*}" lt 1.85; then
   say "cargo ${version:-is missing}: Rust 1.85 or newer is needed (on Debian: ${rust_pkgs[*]})"

@@ -10,9 +10,10 @@
 #     Debian 13's binNMU changelog, changelog.Debian.amd64.gz, is not), and
 #     ours adds only the CMake package files and its lintian overrides;
 #   - the version is an upgrade over both Debian versions and says "+rs";
-#   - Section and Multi-Arch are Debian's; librpma-dev depends on exactly
-#     our librpma0; librpma0's dependencies were computed (libibverbs1,
-#     librdmacm1);
+#   - Section and Multi-Arch are Debian's; librpma-dev depends on our
+#     librpma0 and on what its header and librpma.pc need (libibverbs-dev,
+#     librdmacm-dev), which Debian's forgot; librpma0's dependencies were
+#     computed (libibverbs1, librdmacm1);
 #   - the symbols file lists the 84 functions the library exports, each at
 #     LIBRPMA_1.0, the same lines as Debian's; shlibs names librpma0;
 #   - lintian reports no error.
@@ -68,7 +69,7 @@ for pkg in librpma0 librpma-dev; do
   done
 done
 
-[ "$(dpkg-deb -f "$ours_dev" Depends)" = "librpma0 (= $version)" ] || bad "librpma-dev Depends: $(dpkg-deb -f "$ours_dev" Depends)"
+[ "$(dpkg-deb -f "$ours_dev" Depends)" = "librpma0 (= $version), libibverbs-dev, librdmacm-dev" ] || bad "librpma-dev Depends: $(dpkg-deb -f "$ours_dev" Depends)"
 depends=$(dpkg-deb -f "$ours_bin" Depends)
 # librdmacm1t64 is Debian 13's name (the 64-bit time_t transition)
 for need in libc6 libibverbs1 'librdmacm1\(t64\)\?'; do

@@ -1,0 +1,174 @@
+//! One stack's tests in one boot of its SoftRoCE guest (softroce/rxe-run,
+//! tests-c/scripts/rxe-suite-guest.sh inside), reported as each ends.
+
+use crate::list::{Stack, Test};
+use crate::run::{judge, Outcome, Paths, Report};
+use std::collections::HashMap;
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// Held by whoever runs a QEMU guest: the machine has room for one.
+pub const QEMU_LOCK: &str = "/tmp/librpma-qemu.lock";
+
+fn fail_all(tests: &[&Test], report: &Report, note: &str) {
+    for t in tests {
+        report.add(Outcome {
+            test: (*t).clone(),
+            passed: false,
+            secs: 0.0,
+            note: note.to_string(),
+        });
+    }
+}
+
+pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
+    let dir = paths.out.join(stack.name());
+    // on Debian 13's siw the reference is Debian 12's C library: 1.3.0
+    // connects to nothing there (librpma(7), GENERATIONS)
+    let c12: Option<PathBuf> = if stack == Stack::TrixieSiw {
+        let out = Command::new("tests-c/scripts/c12-lib.sh")
+            .arg(paths.root.join("build/tests-c"))
+            .current_dir(&paths.root)
+            .output();
+        match out {
+            Ok(o) if o.status.success() => Some(
+                PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
+                    .parent()
+                    .unwrap()
+                    .to_path_buf(),
+            ),
+            _ => {
+                fail_all(
+                    &tests.iter().collect::<Vec<_>>(),
+                    report,
+                    "no Debian 12 C library for the trixie-siw reference (c12-lib.sh)",
+                );
+                return;
+            }
+        }
+    } else {
+        None
+    };
+    let mut manifest = String::new();
+    for t in tests {
+        let flags: Vec<&str> = [(t.slow, "slow"), (t.ram, "ram")]
+            .iter()
+            .filter(|f| f.0)
+            .map(|f| f.1)
+            .collect();
+        let flags = if flags.is_empty() {
+            "-".to_string()
+        } else {
+            flags.join(",")
+        };
+        manifest += &format!(
+            "{}\t{}\t{flags}\t{}\n",
+            t.name,
+            t.timeout,
+            paths.expand(&t.cmd, stack, c12.as_deref())
+        );
+    }
+    let manifest_path = dir.join("manifest");
+    fs::write(&manifest_path, manifest).expect("the guest's manifest");
+    let mut cmd = Command::new("flock");
+    cmd.arg(QEMU_LOCK)
+        .args([
+            "bash",
+            "-c",
+            "exec softroce/rxe-run tests-c/scripts/rxe-suite-guest.sh \"$0\" 2>&1",
+        ])
+        .arg(&manifest_path)
+        .current_dir(&paths.root)
+        .env("RXE_STACK", stack.release())
+        .env("RXE_TIMEOUT", if stack.is_siw() { "3600" } else { "2300" })
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped());
+    if stack.is_siw() {
+        cmd.env("RXE_DEVICE", "siw");
+    }
+    if stack.release() == "trixie" {
+        cmd.env("RXE_PMEM_MB", "2048");
+    }
+    let mut pending: HashMap<&str, &Test> = tests.iter().map(|t| (t.name.as_str(), t)).collect();
+    let console_path = dir.join("console.log");
+    let mut console = fs::File::create(&console_path).expect("the guest's console log");
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            fail_all(
+                &pending.into_values().collect::<Vec<_>>(),
+                report,
+                &format!("softroce/rxe-run: {e}"),
+            );
+            return;
+        }
+    };
+    let mut current: Option<(String, String)> = None;
+    let mut last = Instant::now();
+    for line in BufReader::new(child.stdout.take().unwrap())
+        .split(b'\n')
+        .map_while(Result::ok)
+    {
+        let line = String::from_utf8_lossy(&line).into_owned();
+        let _ = writeln!(console, "{line}");
+        if let Some(name) = line.strip_prefix("@@test begin ") {
+            current = Some((name.trim().to_string(), String::new()));
+        } else if let Some(rest) = line.strip_prefix("@@test end ") {
+            let mut it = rest.split_whitespace();
+            let (name, rc) = (
+                it.next().unwrap_or(""),
+                it.next().and_then(|r| r.parse().ok()).unwrap_or(-1),
+            );
+            let body = current.take().map(|c| c.1).unwrap_or_default();
+            if let Some(t) = pending.remove(name) {
+                let _ = fs::write(paths.log(t), &body);
+                let secs = body
+                    .lines()
+                    .rev()
+                    .find_map(|l| {
+                        l.strip_prefix(&format!("({name} took "))
+                            .and_then(|r| r.split(' ').next()?.parse().ok())
+                    })
+                    .unwrap_or_else(|| last.elapsed().as_secs_f64());
+                let (passed, note) = judge(t, rc);
+                report.add(Outcome {
+                    test: t.clone(),
+                    passed,
+                    secs,
+                    note,
+                });
+            }
+            last = Instant::now();
+        } else if let Some((_, body)) = current.as_mut() {
+            body.push_str(&line);
+            body.push('\n');
+        }
+    }
+    let status = child.wait().map(|s| s.code().unwrap_or(128)).unwrap_or(-1);
+    if !pending.is_empty() {
+        let tail: Vec<String> = fs::read_to_string(&console_path)
+            .unwrap_or_default()
+            .lines()
+            .rev()
+            .take(30)
+            .map(str::to_string)
+            .collect();
+        let tail: Vec<String> = tail.into_iter().rev().collect();
+        let note = format!(
+            "did not run: the {stack} guest ended with status {status} (console: {})",
+            console_path.display()
+        );
+        let mut left: Vec<&Test> = pending.into_values().collect();
+        left.sort_by(|a, b| a.name.cmp(&b.name));
+        for t in &left {
+            let _ = fs::write(
+                paths.log(t),
+                format!("{note}; it ends with:\n{}\n", tail.join("\n")),
+            );
+        }
+        fail_all(&left, report, &note);
+    }
+}

@@ -1,0 +1,236 @@
+//! `cargo xtask`: the project's test runner over tests.toml.
+
+mod guest;
+mod junit;
+mod list;
+mod run;
+
+use list::{Stack, Test};
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+const USAGE: &str = "usage:
+  cargo xtask list [FILTER...] [--stack S,...] [--suite NAME] [--lib L] [-v]
+  cargo xtask test [FILTER...] [--stack S,...] [--suite NAME] [--lib L] [--no-build] [-j N]
+
+FILTER    a test name's part, or a glob with * (any of them)
+--stack   host, bookworm, trixie, bookworm-siw, trixie-siw, rxe, siw, all
+          (alone, every suite's tests there)
+--suite   check (the default), siw, all
+--lib     ours, ref, rust, fault: the tests that run that library
+--no-build  run what is built (cargo xtask test builds what is needed first)
+-v        list each test on each stack with its command
+-j N      jobs at once (default 2: a guest takes most of one of the two cores)
+
+Logs go to build/xtask/STACK/NAME.log, the JUnit XML to build/xtask/junit.xml.";
+
+struct Args {
+    test: bool,
+    filters: Vec<String>,
+    stacks: Option<Vec<Stack>>,
+    suite: Option<String>,
+    lib: Option<String>,
+    build: bool,
+    jobs: usize,
+    verbose: bool,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let test = match it.next().as_deref() {
+        Some("list") => false,
+        Some("test") => true,
+        _ => return Err(USAGE.into()),
+    };
+    let mut a = Args {
+        test,
+        filters: Vec::new(),
+        stacks: None,
+        suite: None,
+        lib: None,
+        build: true,
+        jobs: 2,
+        verbose: false,
+    };
+    while let Some(arg) = it.next() {
+        let mut value = || {
+            it.next()
+                .ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))
+        };
+        match arg.as_str() {
+            "--stack" => {
+                let mut v = Vec::new();
+                for s in value()?.split(',') {
+                    v.extend(Stack::parse(s)?);
+                }
+                a.stacks = Some(v);
+            }
+            "--suite" => a.suite = Some(value()?),
+            "--lib" => a.lib = Some(value()?),
+            "--no-build" => a.build = false,
+            "-v" | "--verbose" => a.verbose = true,
+            "-j" => a.jobs = value()?.parse().map_err(|_| format!("-j N\n{USAGE}"))?,
+            "-h" | "--help" => return Err(USAGE.into()),
+            f if !f.starts_with('-') => a.filters.push(f.to_string()),
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+        }
+    }
+    Ok(a)
+}
+
+/// A glob (`*` for any run of characters) or, without `*`, a substring.
+fn matches(pattern: &str, name: &str) -> bool {
+    if !pattern.contains('*') {
+        return name.contains(pattern);
+    }
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !name.starts_with(first) || name.len() < first.len() + last.len() || !name.ends_with(last) {
+        return false;
+    }
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    for p in &parts[1..parts.len() - 1] {
+        match rest.find(p) {
+            Some(i) => rest = &rest[i + p.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+fn select(all: Vec<Test>, a: &Args) -> Vec<Test> {
+    all.into_iter()
+        // without --suite, --stack alone selects every suite's tests on those stacks
+        .filter(|t| match a.suite.as_deref() {
+            Some("all") => true,
+            Some(s) => t.suite == s,
+            None => a.stacks.is_some() || t.suite == "check",
+        })
+        .filter(|t| a.stacks.as_ref().is_none_or(|s| s.contains(&t.stack)))
+        .filter(|t| a.filters.is_empty() || a.filters.iter().any(|f| matches(f, &t.name)))
+        .filter(|t| a.lib.as_deref().is_none_or(|l| t.libs.contains(&l)))
+        .collect()
+}
+
+/// The sample seed: RPMA_SAMPLE_SEED, else the commit's short hash as a
+/// number, so that successive commits sample different parts.
+fn seed(root: &std::path::Path) -> u64 {
+    if let Some(s) = std::env::var("RPMA_SAMPLE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        return s;
+    }
+    Command::new("git")
+        .args(["rev-parse", "--short=7", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| u64::from_str_radix(String::from_utf8_lossy(&o.stdout).trim(), 16).ok())
+        .unwrap_or(0)
+}
+
+fn main() -> ExitCode {
+    let a = match parse() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let tests = match list::load(&root, seed(&root)) {
+        Ok(t) => select(t, &a),
+        Err(e) => {
+            eprintln!("tests.toml: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if !a.test && a.verbose {
+        let paths = run::Paths {
+            out: root.join("build/xtask"),
+            root,
+        };
+        for t in &tests {
+            println!(
+                "{} {}: {}",
+                t.stack,
+                t.name,
+                paths.expand(&t.cmd, t.stack, None)
+            );
+        }
+        return ExitCode::SUCCESS;
+    }
+    if !a.test {
+        print_list(&tests);
+        return ExitCode::SUCCESS;
+    }
+    if tests.is_empty() {
+        eprintln!("no test matches");
+        return ExitCode::from(2);
+    }
+    if a.build {
+        let mut targets = vec!["tests-c-build"];
+        if tests
+            .iter()
+            .any(|t| t.stack.release() == "trixie" && t.stack != Stack::Host)
+        {
+            targets.push("trixie-root");
+        }
+        if tests.iter().any(|t| t.name.starts_with("deb.")) {
+            targets.push("deb");
+        }
+        eprintln!("xtask: make {}", targets.join(" "));
+        let ok = Command::new("make")
+            .arg("--no-print-directory")
+            .args(&targets)
+            .current_dir(&root)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("xtask: the build failed");
+            return ExitCode::FAILURE;
+        }
+    }
+    let paths = run::Paths {
+        out: root.join("build/xtask"),
+        root,
+    };
+    eprintln!("xtask: {} tests", tests.len());
+    if run::run(tests, &paths, a.jobs) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// One line a test: its name, where it runs, its suite when not "check",
+/// and the man page it checks.
+fn print_list(tests: &[Test]) {
+    let mut names: Vec<&str> = Vec::new();
+    for t in tests {
+        if !names.contains(&t.name.as_str()) {
+            names.push(&t.name);
+        }
+    }
+    let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
+    for n in names {
+        let mine: Vec<&Test> = tests.iter().filter(|t| t.name == n).collect();
+        let stacks: Vec<&str> = mine.iter().map(|t| t.stack.name()).collect();
+        let suite = if mine[0].suite == "check" {
+            String::new()
+        } else {
+            format!(" [suite {}]", mine[0].suite)
+        };
+        let page = mine[0]
+            .page
+            .as_deref()
+            .map(|p| format!("  {p}"))
+            .unwrap_or_default();
+        println!("{n:<width$}  {}{suite}{page}", stacks.join(" "));
+    }
+}

@@ -1,0 +1,259 @@
+//! Runs the selected tests: host tests in a pool of workers, each guest
+//! stack's tests in one boot of its guest, and reports each as it ends.
+
+use crate::guest;
+use crate::list::{Expect, Stack, Test};
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Condvar, Mutex};
+use std::time::Instant;
+
+/// The paths the placeholders of tests.toml stand for.
+pub struct Paths {
+    pub root: PathBuf,
+    pub out: PathBuf,
+}
+
+impl Paths {
+    pub fn expand(&self, cmd: &str, stack: Stack, c12: Option<&Path>) -> String {
+        let r = self.root.display().to_string();
+        let build = format!("{r}/build/tests-c");
+        let reference = match (stack, c12) {
+            (Stack::TrixieSiw, Some(dir)) => dir.display().to_string(),
+            _ => format!("{build}/reference-lib"),
+        };
+        cmd.replace("{root}", &r)
+            .replace("{build}", &build)
+            .replace("{lib}", &format!("{r}/build/lib"))
+            .replace("{ref}", &reference)
+            .replace("{fault}", &format!("{r}/build/fault"))
+            .replace("{rust}", &format!("{r}/build/rust"))
+    }
+
+    pub fn log(&self, t: &Test) -> PathBuf {
+        self.out
+            .join(t.stack.name())
+            .join(format!("{}.log", t.name))
+    }
+}
+
+pub struct Outcome {
+    pub test: Test,
+    pub passed: bool,
+    pub secs: f64,
+    pub note: String,
+}
+
+/// What a test's exit status means, given what is expected of it.
+pub fn judge(t: &Test, rc: i32) -> (bool, String) {
+    let how = match rc {
+        0 => "passed".to_string(),
+        124 => format!("timed out after {} s", t.timeout),
+        -1 => "did not run".to_string(),
+        n => format!("exit {n}"),
+    };
+    match &t.expect {
+        Expect::Pass => (rc == 0, if rc == 0 { String::new() } else { how }),
+        Expect::Fails(why) | Expect::Skip(why) if rc != 0 && rc != -1 => {
+            (true, format!("known not to work here ({how}): {why}"))
+        }
+        Expect::Fails(_) | Expect::Skip(_) if rc == 0 => (
+            false,
+            "passed, but is known not to work here: its entry in tests.toml is stale".into(),
+        ),
+        _ => (false, how),
+    }
+}
+
+pub struct Report {
+    total: usize,
+    done: Mutex<Vec<Outcome>>,
+}
+
+impl Report {
+    pub fn new(total: usize) -> Self {
+        Report {
+            total,
+            done: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn add(&self, o: Outcome) {
+        let mut done = self.done.lock().unwrap();
+        let mark = if !o.passed {
+            "FAIL"
+        } else if matches!(o.test.expect, Expect::Pass) {
+            "PASS"
+        } else {
+            "PASS*"
+        };
+        let note = if o.note.is_empty() {
+            String::new()
+        } else {
+            format!("  {}", o.note)
+        };
+        println!(
+            "[{:>3}/{}] {mark:<5} {:<12} {} ({:.1} s){note}",
+            done.len() + 1,
+            self.total,
+            o.test.stack,
+            o.test.name,
+            o.secs
+        );
+        let _ = std::io::stdout().flush();
+        done.push(o);
+    }
+
+    pub fn finish(self, paths: &Paths) -> bool {
+        let done = self.done.into_inner().unwrap();
+        let failed: Vec<&Outcome> = done.iter().filter(|o| !o.passed).collect();
+        let _ = fs::write(paths.out.join("junit.xml"), crate::junit::xml(&done, paths));
+        println!();
+        for o in &failed {
+            println!(
+                "FAIL {} {}: {} (log: {})",
+                o.test.stack,
+                o.test.name,
+                o.note,
+                paths.log(&o.test).display()
+            );
+        }
+        if !failed.is_empty() {
+            println!();
+        }
+        println!("JUnit: {}", paths.out.join("junit.xml").display());
+        println!(
+            "{} passed, {} failed",
+            done.len() - failed.len(),
+            failed.len()
+        );
+        failed.is_empty()
+    }
+}
+
+/// Runs one host test, its output in its log.
+fn run_host(t: &Test, paths: &Paths) -> Outcome {
+    let log = paths.log(t);
+    let start = Instant::now();
+    let mut cmd = paths.expand(&t.cmd, t.stack, None);
+    if t.lock.as_deref() == Some("qemu") {
+        // one QEMU guest at a time on this machine, whoever starts it
+        cmd = format!(
+            "flock {} bash -c {}",
+            guest::QEMU_LOCK,
+            crate::list::sh_quote(&cmd)
+        );
+    }
+    let rc = match fs::File::create(&log) {
+        Ok(f) => {
+            let err = f.try_clone();
+            let status = err.map_err(|e| e.to_string()).and_then(|err| {
+                Command::new("timeout")
+                    .args(["-k", "10", &t.timeout.to_string(), "bash", "-c", &cmd])
+                    .current_dir(&paths.root)
+                    .stdin(Stdio::null())
+                    .stdout(f)
+                    .stderr(err)
+                    .status()
+                    .map_err(|e| e.to_string())
+            });
+            match status {
+                Ok(s) => s.code().unwrap_or(128),
+                Err(e) => {
+                    let _ = fs::write(&log, format!("could not start: {e}\n"));
+                    -1
+                }
+            }
+        }
+        Err(_) => -1,
+    };
+    let (passed, note) = judge(t, rc);
+    Outcome {
+        test: t.clone(),
+        passed,
+        secs: start.elapsed().as_secs_f64(),
+        note,
+    }
+}
+
+enum Job {
+    Host(Test),
+    Guest(Stack, Vec<Test>),
+}
+
+impl Job {
+    fn lock(&self) -> Option<&str> {
+        match self {
+            Job::Host(t) => t.lock.as_deref(),
+            Job::Guest(..) => Some("qemu"),
+        }
+    }
+}
+
+/// Runs `tests` with `workers` jobs at once; true when all passed.
+pub fn run(tests: Vec<Test>, paths: &Paths, workers: usize) -> bool {
+    for st in Stack::ALL {
+        let _ = fs::remove_dir_all(paths.out.join(st.name()));
+        fs::create_dir_all(paths.out.join(st.name())).expect("the runner's output folder");
+    }
+    let report = Report::new(tests.len());
+    // the guests are the longest chain: they start first, the host's tests beside them
+    let mut jobs: Vec<Job> = Vec::new();
+    let stacks: BTreeSet<Stack> = tests
+        .iter()
+        .map(|t| t.stack)
+        .filter(|s| *s != Stack::Host)
+        .collect();
+    for st in stacks {
+        jobs.push(Job::Guest(
+            st,
+            tests.iter().filter(|t| t.stack == st).cloned().collect(),
+        ));
+    }
+    let (qemu, rest): (Vec<Test>, Vec<Test>) = tests
+        .into_iter()
+        .filter(|t| t.stack == Stack::Host)
+        .partition(|t| t.lock.as_deref() == Some("qemu"));
+    jobs.extend(qemu.into_iter().map(Job::Host));
+    jobs.extend(rest.into_iter().map(Job::Host));
+    let queue = Mutex::new((jobs, BTreeSet::<String>::new()));
+    let wake = Condvar::new();
+    std::thread::scope(|s| {
+        for _ in 0..workers.max(1) {
+            s.spawn(|| loop {
+                let job = {
+                    let mut q = queue.lock().unwrap();
+                    loop {
+                        if q.0.is_empty() {
+                            return;
+                        }
+                        let (jobs, held) = &mut *q;
+                        if let Some(i) = jobs
+                            .iter()
+                            .position(|j| j.lock().is_none_or(|l| !held.contains(l)))
+                        {
+                            let job = jobs.remove(i);
+                            if let Some(l) = job.lock() {
+                                held.insert(l.to_string());
+                            }
+                            break job;
+                        }
+                        q = wake.wait(q).unwrap();
+                    }
+                };
+                match &job {
+                    Job::Host(t) => report.add(run_host(t, paths)),
+                    Job::Guest(st, ts) => guest::run(*st, ts, paths, &report),
+                }
+                if let Some(l) = job.lock() {
+                    queue.lock().unwrap().1.remove(l);
+                }
+                wake.notify_all();
+            });
+        }
+    });
+    report.finish(paths)
+}
