@@ -59,7 +59,7 @@ for dir in examples/*/; do
     name=${run%%|*} args=${run#*|}
     for s in ours ref; do
       for c in ours ref; do
-        printf '%s\t%s\n' "$arch.example.$name.server-$s.client-$c" \
+        printf '%s\t180\t-\t%s\n' "$arch.example.$name.server-$s.client-$c" \
           "$pair $out/$s/librpma.so.0 $out/bin/example_${ex}_server $out/$c/librpma.so.0 $out/bin/example_${ex}_client $args" >>"$manifest"
       done
     done
@@ -84,13 +84,13 @@ cp -a "$work/root/build/rust" "$out/rust"
 rust=$out/rust/examples
 for ex in "$rust"/*; do
   name=$(basename "$ex")
-  printf '%s\t%s\n' "$arch.rust-example.$name" "$pair rust $ex rust $ex" >>"$manifest"
+  printf '%s\t180\t-\t%s\n' "$arch.rust-example.$name" "$pair rust $ex rust $ex" >>"$manifest"
 done
-printf '%s\t%s\n' "$arch.rust-example.write_flush.server-ref.client-rust" \
+printf '%s\t180\t-\t%s\n' "$arch.rust-example.write_flush.server-ref.client-rust" \
   "$pair $out/ref/librpma.so.0 $out/bin/example_write-flush-persistent_server rust $rust/write_flush" >>"$manifest"
-printf '%s\t%s\n' "$arch.rust-example.write_flush.server-rust.client-ref" \
+printf '%s\t180\t-\t%s\n' "$arch.rust-example.write_flush.server-rust.client-ref" \
   "$pair rust $rust/write_flush $out/ref/librpma.so.0 $out/bin/example_write-flush-persistent_client" >>"$manifest"
-printf '%s\t%s\n' "$arch.rust.device-tests" "$out/rust/device-tests --ignored --test-threads=1" >>"$manifest"
+printf '%s\t180\t-\t%s\n' "$arch.rust.device-tests" "$out/rust/device-tests --ignored --test-threads=1" >>"$manifest"
 
 say "$(wc -l <"$manifest") runs on an arm64 guest of Debian $release"
 set +e

@@ -7,7 +7,7 @@
 # print the same observations.
 #
 # On a stack where the reference is known to fail a test (the suite's list
-# of known outcomes, see rxe-suite-guest.sh), RUN_DIFF_REF_FAILS holds the
+# of known outcomes, tests.toml), RUN_DIFF_REF_FAILS holds the
 # reason: the reference must still fail (so the entry cannot go stale), ours
 # must pass, and the observations are not compared. On a transport or kernel
 # that cannot do what a test asserts (soft-iWARP; Linux 6.12 rxe retransmitting

@@ -12,7 +12,7 @@
  * rejected (RPMA_CONN_REJECTED, then nothing more). The C library
  * registers after the accept and then waits in rdma_disconnect(3) for
  * longer than the server's 10 s, so on Debian 12's stack the reference is
- * known to fail this test (tests-c/known-bookworm.tsv).
+ * known to fail this test (tests.toml: ref-fails on bookworm).
  *
  * Where the device flushes natively (Debian 13's rxe) neither library
  * registers anything for flush: the connection is accepted with nothing

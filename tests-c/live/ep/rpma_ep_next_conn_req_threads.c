@@ -8,7 +8,7 @@
  * and CLOSED. Upstream's library leaves a request on the endpoint's
  * channel until after the accept, so the waiter can take a connection's
  * ESTABLISHED (RPMA_E_INVAL) and that connection never sees it; it fails
- * here, though not in every round (known-*.tsv: ref-fails).
+ * here, though not in every round (tests.toml: ref-fails).
  *
  * The threads print nothing: each counts what went wrong in its own job,
  * read after pthread_join().

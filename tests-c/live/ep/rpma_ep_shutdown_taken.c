@@ -5,7 +5,7 @@
  * it is accepted afterwards, both sides see ESTABLISHED, a message posted
  * before the accept arrives, and both sides close. Upstream's library
  * destroys the request's identifier with the endpoint's event channel, so
- * its accept fails (known-*.tsv: ref-fails).
+ * its accept fails (tests.toml: ref-fails).
  */
 #include "ep-req.h"
 

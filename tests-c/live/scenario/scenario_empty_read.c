@@ -16,7 +16,7 @@
  * nothing) goes out with the length and local buffer of the slot's last
  * request, and no remote key: the server refuses it and the connection
  * breaks. This library posts one empty entry for it on iWARP
- * (rpma_read(3), NOTES); known-*-siw.tsv lists the C library's failure.
+ * (rpma_read(3), NOTES); tests.toml lists the C library's failure.
  */
 #include "onesided.h"
 
