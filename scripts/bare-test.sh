@@ -12,7 +12,7 @@
 # own Rust toolchain included, exactly as a new user's first `make demo`
 # does. Nothing is cached between runs; the root is removed at the end. The
 # whole output goes to build/bare-RELEASE.log. Root only (mmdebstrap's root
-# mode, chroot). `make check-bare` runs it for both releases.
+# mode, chroot). tests.toml's debian.*.bare run it.
 set -euo pipefail
 
 release=${1:-}

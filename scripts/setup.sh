@@ -13,7 +13,7 @@
 #           base tarballs and scripts/deb-compat.sh
 #   autopkgtest `make autopkgtest RELEASE=...`: autopkgtest, its QEMU runner
 #           (qemu-system-x86, qemu-utils, ovmf) and mmdebstrap
-#   arch    `make check-arch`: the above, arm64 guests (qemu-system-arm, and
+#   arch    the arch suite (`cargo xtask test --suite arch`): the above, arm64 guests (qemu-system-arm, and
 #           qemu-user through binfmt_misc for their roots' package scripts),
 #           Debian's arm64 cross compiler for the examples run there
 #   bench   `bench/limit.sh`: demo, plus perftest (raw verbs on the same

@@ -101,6 +101,8 @@ pub struct Test {
     /// the libraries it runs: "ours", "ref", "rust", "fault"
     pub libs: Vec<&'static str>,
     pub page: Option<String>,
+    /// the make targets it needs built first
+    pub build: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -130,6 +132,7 @@ struct Plain {
     timeout: Option<u64>,
     lock: Option<String>,
     page: Option<String>,
+    build: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -292,6 +295,7 @@ impl Expander<'_> {
                 expect: Expect::Pass,
                 libs: libs.to_vec(),
                 page: page.map(str::to_string),
+                build: vec!["tests-c-build".to_string()],
             };
             for k in known.iter().filter(|k| k.run == run) {
                 if stacks_of(k)?.contains(&stack) {
@@ -332,6 +336,9 @@ impl Expander<'_> {
                 t.timeout = n;
             }
             t.lock = p.lock.clone();
+            if let Some(b) = &p.build {
+                t.build = b.clone();
+            }
         }
         Ok(())
     }
@@ -470,46 +477,39 @@ impl Expander<'_> {
                     )?;
                 }
             }
-            let cmd = format!(
-                "env RUN_PAIR_PRELOAD=client tests-c/scripts/run-pair.sh {0} {1}_debian {0} {2}_debian{args}",
-                lib("ours"),
-                bin("server"),
-                bin("client")
-            );
-            self.add(
-                format!("example.{run}.debian-built"),
-                &debian,
-                &cmd,
-                &["ours"],
-                None,
-                &known,
-                "",
-            )?;
             // memcheck doubles a side's cost in the guest: each run checks
             // one side, and the commit's seed swaps the halves
             *valgrind_count += 1;
-            let side = if (self.seed + *valgrind_count) % 2 == 1 {
-                "client"
-            } else {
-                "server"
+            let side = ["server", "client"][((self.seed + *valgrind_count) % 2) as usize];
+            let ours_pair = |env: String, suffix: &str| {
+                let (s, c, l) = (bin("server"), bin("client"), lib("ours"));
+                format!(
+                    "env {env} tests-c/scripts/run-pair.sh {l} {s}{suffix} {l} {c}{suffix}{args}"
+                )
             };
-            let cmd = format!(
-                "env RUN_PAIR_TIMEOUT=150 RUN_PAIR_VALGRIND=tests-c/valgrind/rdma-core.supp RUN_PAIR_VALGRIND_SIDE={side} tests-c/scripts/run-pair.sh {0} {1} {0} {2}{args}",
-                lib("ours"),
-                bin("server"),
-                bin("client")
-            );
-            let start = self.out.len();
-            self.add(
-                format!("example.{run}.valgrind"),
-                &valgrind,
-                &cmd,
-                &["ours"],
-                None,
-                &known,
-                "",
-            )?;
-            self.out[start..].iter_mut().for_each(|t| t.slow = true);
+            let valgrind_env = format!("RUN_PAIR_TIMEOUT=150 RUN_PAIR_VALGRIND=tests-c/valgrind/rdma-core.supp RUN_PAIR_VALGRIND_SIDE={side}");
+            let ours_only = [
+                (
+                    "debian-built",
+                    &debian,
+                    ours_pair("RUN_PAIR_PRELOAD=client".into(), "_debian"),
+                    false,
+                ),
+                ("valgrind", &valgrind, ours_pair(valgrind_env, ""), true),
+            ];
+            for (how, stacks, cmd, slow) in ours_only {
+                let start = self.out.len();
+                self.add(
+                    format!("example.{run}.{how}"),
+                    stacks,
+                    &cmd,
+                    &["ours"],
+                    None,
+                    &known,
+                    "",
+                )?;
+                self.out[start..].iter_mut().for_each(|t| t.slow = slow);
+            }
         }
         Ok(())
     }
@@ -528,28 +528,29 @@ impl Expander<'_> {
             "",
         )?;
         if let Some(c) = &r.interop {
-            let cmd =
-                format!("{pair} {{ref}}/librpma.so.0 {{build}}/example_{c}_server rust {bin}");
-            self.add(
-                format!("rust-example.{}.server-ref.client-rust", r.name),
-                &rxe,
-                &cmd,
-                &["ref", "rust"],
-                None,
-                &[],
-                "",
-            )?;
-            let cmd =
-                format!("{pair} rust {bin} {{ref}}/librpma.so.0 {{build}}/example_{c}_client");
-            self.add(
-                format!("rust-example.{}.server-rust.client-ref", r.name),
-                &rxe,
-                &cmd,
-                &["ref", "rust"],
-                None,
-                &[],
-                "",
-            )?;
+            let reference = "{ref}/librpma.so.0";
+            let runs = [
+                (
+                    "server-ref.client-rust",
+                    format!("{reference} {{build}}/example_{c}_server rust {bin}"),
+                ),
+                (
+                    "server-rust.client-ref",
+                    format!("rust {bin} {reference} {{build}}/example_{c}_client"),
+                ),
+            ];
+            for (how, sides) in runs {
+                let name = format!("rust-example.{}.{how}", r.name);
+                self.add(
+                    name,
+                    &rxe,
+                    &format!("{pair} {sides}"),
+                    &["ref", "rust"],
+                    None,
+                    &[],
+                    "",
+                )?;
+            }
         }
         Ok(())
     }
