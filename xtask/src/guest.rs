@@ -107,7 +107,8 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
         }
     };
     let mut current: Option<(String, String)> = None;
-    let mut last = Instant::now();
+    let started = Instant::now();
+    let mut last = started;
     for line in BufReader::new(child.stdout.take().unwrap())
         .split(b'\n')
         .map_while(Result::ok)
@@ -148,6 +149,11 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
         }
     }
     let status = child.wait().map(|s| s.code().unwrap_or(128)).unwrap_or(-1);
+    println!(
+        "xtask: the {stack} guest ran {} tests in {:.0} s, boot and power-off included",
+        tests.len(),
+        started.elapsed().as_secs_f64()
+    );
     if !pending.is_empty() {
         let tail: Vec<String> = fs::read_to_string(&console_path)
             .unwrap_or_default()

@@ -187,6 +187,7 @@ fn main() -> ExitCode {
             }
         }
         eprintln!("xtask: make {}", targets.join(" "));
+        let build_start = std::time::Instant::now();
         let ok = targets.is_empty()
             || Command::new("make")
                 .arg("--no-print-directory")
@@ -198,6 +199,10 @@ fn main() -> ExitCode {
             eprintln!("xtask: the build failed");
             return ExitCode::FAILURE;
         }
+        eprintln!(
+            "xtask: built in {:.0} s",
+            build_start.elapsed().as_secs_f64()
+        );
     }
     let paths = run::Paths {
         out: root.join("build/xtask"),

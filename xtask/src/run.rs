@@ -196,7 +196,6 @@ impl Job {
 /// Runs `tests` with `workers` jobs at once; true when all passed.
 pub fn run(tests: Vec<Test>, paths: &Paths, workers: usize) -> bool {
     for st in Stack::ALL {
-        let _ = fs::remove_dir_all(paths.out.join(st.name()));
         fs::create_dir_all(paths.out.join(st.name())).expect("the runner's output folder");
     }
     let report = Report::new(tests.len());
