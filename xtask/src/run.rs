@@ -140,9 +140,11 @@ fn run_host(t: &Test, paths: &Paths) -> Outcome {
     let start = Instant::now();
     let mut cmd = paths.expand(&t.cmd, t.stack, None);
     if t.lock.as_deref() == Some("qemu") {
-        // one QEMU guest at a time on this machine, whoever starts it
+        // one QEMU guest at a time on this machine, whoever starts it;
+        // RPMA_QEMU_LOCKED tells a script that takes the lock itself
+        // (scripts/autopkgtest.sh) that it is held
         cmd = format!(
-            "flock {} bash -c {}",
+            "RPMA_QEMU_LOCKED=1 flock {} bash -c {}",
             guest::QEMU_LOCK,
             crate::list::sh_quote(&cmd)
         );
