@@ -173,7 +173,11 @@ fn main() -> ExitCode {
         eprintln!("no test matches");
         return ExitCode::from(2);
     }
-    if a.build && tests.iter().any(|t| !t.build.is_empty() || t.stack != Stack::Host) {
+    if a.build
+        && tests
+            .iter()
+            .any(|t| !t.build.is_empty() || t.stack != Stack::Host)
+    {
         // what the selected tests need built (tests.toml's `build`), and
         // the Debian 13 root for a guest of that stack
         let mut targets: Vec<&str> = Vec::new();
