@@ -138,23 +138,24 @@ impl Report {
 fn run_host(t: &Test, paths: &Paths) -> Outcome {
     let log = paths.log(t);
     let start = Instant::now();
-    let mut cmd = paths.expand(&t.cmd, t.stack, None);
-    if t.lock.as_deref() == Some("qemu") {
-        // one QEMU guest at a time on this machine, whoever starts it;
-        // RPMA_QEMU_LOCKED tells a script that takes the lock itself
-        // (scripts/autopkgtest.sh) that it is held
-        cmd = format!(
-            "RPMA_QEMU_LOCKED=1 flock {} bash -c {}",
-            guest::QEMU_LOCK,
-            crate::list::sh_quote(&cmd)
-        );
+    let cmd = paths.expand(&t.cmd, t.stack, None);
+    let limit = t.timeout.to_string();
+    let mut argv = vec!["timeout", "-k", "10", &limit, "bash", "-c", &cmd];
+    let qemu = t.lock.as_deref() == Some("qemu");
+    if qemu {
+        // one QEMU guest at a time on this machine, whoever starts it; the
+        // wait for it is not the test's time. RPMA_QEMU_LOCKED tells a
+        // script that takes the lock itself (scripts/autopkgtest.sh) that
+        // it is held.
+        argv.splice(0..0, ["flock", guest::QEMU_LOCK]);
     }
     let rc = match fs::File::create(&log) {
         Ok(f) => {
             let err = f.try_clone();
             let status = err.map_err(|e| e.to_string()).and_then(|err| {
-                Command::new("timeout")
-                    .args(["-k", "10", &t.timeout.to_string(), "bash", "-c", &cmd])
+                Command::new(argv[0])
+                    .args(&argv[1..])
+                    .env("RPMA_QEMU_LOCKED", if qemu { "1" } else { "" })
                     .current_dir(&paths.root)
                     .stdin(Stdio::null())
                     .stdout(f)
