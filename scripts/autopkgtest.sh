@@ -45,11 +45,20 @@ fi
 if [ -z "$(find "$image" -mtime -"${IMAGE_MAX_DAYS:-7}" 2>/dev/null)" ]; then
   say "making the $release VM image $image"
   start=$SECONDS
-  mkdir -p "$tools/out"
-  unshare --mount --fork sh -c 'set -e; t=$1; shift
+  mkdir -p "$tools/out" "$tools/opt/expired"
+  # a mirror serving sid's or forky's index past its Valid-Until: the image
+  # (and so the VM's apt) is made with Check-Valid-Until off
+  path=/usr/sbin:/usr/bin:/sbin:/bin
+  if [ -z "${MIRROR:-}" ] && until=$(scripts/index-expired.sh "$release"); then
+    say "the mirror's $release index expired on $until: the image's apt does not check Valid-Until"
+    printf '#!/bin/sh\nexec /usr/bin/mmdebstrap --aptopt="Acquire::Check-Valid-Until \\"false\\"" "$@"\n' >"$tools/opt/expired/mmdebstrap"
+    chmod +x "$tools/opt/expired/mmdebstrap"
+    path=/opt/expired:$path
+  fi
+  P=$path unshare --mount --fork sh -c 'set -e; t=$1; shift
     mount --rbind /dev "$t/dev"; mount -t proc proc "$t/proc"; mount --rbind /sys "$t/sys"
     mount -t tmpfs tmp "$t/tmp"; mount --bind "$0" "$t/out"
-    chroot "$t" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"' \
+    chroot "$t" env -i PATH="$P" HOME=/root LANG=C.UTF-8 "$@"' \
     "$cache" "$tools" mmdebstrap-autopkgtest-build-qemu --boot=efi --size=20G \
     ${MIRROR:+--mirror="$MIRROR"} "$release" "/out/$release.img.tmp" >"$cache/$release.log" 2>&1 ||
     { tail -30 "$cache/$release.log" >&2; say "the image failed (log: $cache/$release.log)"; exit 1; }
