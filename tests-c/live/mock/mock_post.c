@@ -14,7 +14,7 @@
 #include "rpma_mock.h"
 #include "mock.h"
 
-static const char imm8[8] = "01234567";
+static const char imm8[] = "01234567"; /* 8 bytes and the NUL */
 
 /*
  * arms op, runs call, checks it gave PROVIDER from exactly one call of op

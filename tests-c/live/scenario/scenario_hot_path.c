@@ -280,7 +280,7 @@ struct ends {
 static int
 round_trip(struct ends *e, unsigned long *empty)
 {
-	static const char word[8] = "12345678";
+	static const char word[] = "12345678"; /* 8 bytes and the NUL */
 	int ok = 1;
 
 	for (int i = 0; i < SERVER_RECVS; i++)

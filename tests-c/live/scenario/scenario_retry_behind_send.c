@@ -110,7 +110,7 @@ main(void)
 	struct rpma_mr_local *local;
 	unsigned char model[RSIZE];
 	char *lbuf;
-	char word[8] = "ABCDEFGH";
+	char word[] = "ABCDEFGH"; /* 8 bytes and the NUL */
 
 	t_begin();
 	peer = c_start_serving(serve);
