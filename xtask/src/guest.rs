@@ -150,7 +150,7 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
     }
     let status = child.wait().map(|s| s.code().unwrap_or(128)).unwrap_or(-1);
     println!(
-        "xtask: the {stack} guest ran {} tests in {:.0} s, boot and power-off included",
+        "xtask: the {stack} guest ran {} tests in {:.0} s, boot, power-off and any wait for the QEMU lock included",
         tests.len(),
         started.elapsed().as_secs_f64()
     );
