@@ -170,6 +170,46 @@ t_persistent_memory(void)
 }
 
 int
+t_device_advise(void *buf, size_t size, int access, size_t offset, size_t len, int advice,
+		uint32_t flags)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(t_ibv_ctx());
+	struct ibv_mr *mr;
+	struct ibv_sge sge;
+	int err;
+
+	if (pd == NULL)
+		give_up("no protection domain for the advice probe");
+	mr = ibv_reg_mr(pd, buf, size, access);
+	if (mr == NULL)
+		give_up("cannot register the advice probe's region");
+	/* what librpma hands the device: one element, the length cut to 32 bits */
+	sge.addr = (uint64_t)(uintptr_t)buf + offset;
+	sge.length = (uint32_t)len;
+	sge.lkey = mr->lkey;
+	err = ibv_advise_mr(pd, (enum ibv_advise_mr_advice)advice, flags, &sge, 1);
+	ibv_dereg_mr(mr);
+	ibv_dealloc_pd(pd);
+	return err;
+}
+
+int
+t_advise_code(int err)
+{
+	switch (err) {
+	case 0:
+		return 0;
+	case EOPNOTSUPP:
+		return RPMA_E_NOSUPP;
+	case EINVAL:
+	case EFAULT:
+		return RPMA_E_INVAL;
+	default:
+		return RPMA_E_PROVIDER;
+	}
+}
+
+int
 t_kernel(void)
 {
 	struct utsname u;

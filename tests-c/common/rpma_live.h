@@ -24,6 +24,7 @@
 #ifndef RPMA_LIVE_H
 #define RPMA_LIVE_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <librpma.h>
@@ -61,6 +62,18 @@ int t_flush_opcode(void);
  * with all their memory there, softroce/rxe-run RXE_PMEM_MB), 0 otherwise
  */
 int t_persistent_memory(void);
+
+/*
+ * What the device answers to ibv_advise_mr() for len bytes at offset of buf
+ * (size bytes), asked through a region of the test's own (its own
+ * protection domain, the access flags given): 0, or the errno. The answer
+ * depends on the kernel (older rxe refuses every advice, newer rxe carries
+ * it out), so tests of rpma_mr_advise() compare with it.
+ */
+int t_device_advise(void *buf, size_t size, int access, size_t offset, size_t len,
+		int advice, uint32_t flags);
+/* the RPMA_E_* code librpma makes of that answer (0 for 0) */
+int t_advise_code(int err);
 
 /* the running kernel as major * 1000 + minor (6.12 is 6012) */
 int t_kernel(void);

@@ -174,10 +174,13 @@ fn region_errors_are_the_documented_ones() {
     assert_eq!(region.write(63, b"ab"), Err(Error::Inval));
     assert_eq!(region.write(usize::MAX, b"a"), Err(Error::Inval));
     assert_eq!(region.read(60, &mut [0u8; 5]), Err(Error::Inval));
-    // MrLocal::advise: rxe gives no paging advice
-    assert_eq!(
-        region.advise(0, 64, Advice::Prefetch, AdviseFlags::empty()),
-        Err(Error::NoSupp)
+    // MrLocal::advise: a valid advice over the region is carried out or,
+    // on a device without advice (Debian 12's and 13's rxe), refused as
+    // unsupported; never Inval or Provider
+    let advised = region.advise(0, 64, Advice::Prefetch, AdviseFlags::empty());
+    assert!(
+        matches!(advised, Ok(()) | Err(Error::NoSupp)),
+        "{advised:?}"
     );
     assert_eq!(region.dereg().unwrap().len(), 64);
 }
