@@ -210,6 +210,16 @@ t_advise_code(int err)
 }
 
 int
+t_device_odp(void)
+{
+	struct ibv_device_attr_ex attr = {0};
+
+	if (ibv_query_device_ex(t_ibv_ctx(), NULL, &attr) != 0)
+		give_up("ibv_query_device_ex failed");
+	return (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) != 0;
+}
+
+int
 t_kernel(void)
 {
 	struct utsname u;

@@ -74,6 +74,15 @@ int t_device_advise(void *buf, size_t size, int access, size_t offset, size_t le
 		int advice, uint32_t flags);
 /* the RPMA_E_* code librpma makes of that answer (0 for 0) */
 int t_advise_code(int err);
+/*
+ * 1 when the device offers On-Demand Paging (IBV_ODP_SUPPORT). The rxe of
+ * Linux 7.2 does, and there ibv_advise_mr() on a region registered without
+ * it (as every region of librpma's is, when plain registration works) can
+ * oops the kernel, which kills the caller (tests-c/flakes/
+ * 2026-12-05-sid-advise-oops.log): tests give no advice on such a device.
+ * Older rxe offers no ODP and refuses every advice.
+ */
+int t_device_odp(void);
 
 /* the running kernel as major * 1000 + minor (6.12 is 6012) */
 int t_kernel(void);
