@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""limit_report.py FILE... [--plots DIR] -- the tables and plots of bench/limit.sh
+"""limit_report.py FILE... [--plots DIR] -- the tables and plots of `cargo xtask bench limit`
 
 Reads RESULT lines (lib=verbs|c|ours round= case= size= qd= ops_s= mb_s=
 cpu_us_op= [p50_us= p99_us=]) and LAT lines (lib=verbs round= case= size=

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""report.py -- tables from the raw output of bench/run.sh and bench/instructions.sh
+"""report.py -- tables from the raw output of `cargo xtask bench run|instructions|rotate`
 
   report.py perf FILE... RESULT lines (lib=ours|c round=N case=.. size=.. qd=..
                          ops_s=.. p50_us=.. p99_us=..) -> one row per case/size/qd:
@@ -10,10 +10,10 @@
                          rounds in which ours was at least as fast, and the
                          one-sided sign-test p of seeing that few if the two
                          libraries were equally fast
-  report.py instr FILE   INSTR lines of instructions.sh -> instructions per
+  report.py instr FILE   INSTR lines of bench instructions -> instructions per
                          operation in librpma.so.0 itself, C against ours
   report.py rotate BASE FILE...
-                         RESULT lines of bench/probe/rotate.sh (lib=NAME
+                         RESULT lines of bench rotate (lib=NAME
                          round=N case= size= qd= ops_s=) -> per row and
                          contender: the median ops/s, the median of the
                          per-round ratios to contender BASE and the ratio
@@ -131,7 +131,7 @@ def perf(paths):
 
 
 def rotate(base, paths):
-    """Every contender of rotate.sh's rows against the contender `base`."""
+    """Every contender of bench rotate's rows against the contender `base`."""
     runs, order, _ = rounds_of(paths)
     rows = []
     for key in order:

@@ -60,7 +60,7 @@
  * there "PHASES cycles=N req_new_us=.. established_us=.. closed_us=..
  * delete_us=..": the mean time of each step of a cycle (rpma_conn_req_new;
  * connect until ESTABLISHED; disconnect until CLOSED; rpma_conn_delete),
- * warm-up included, which bench/guest.sh passes on.
+ * warm-up included, which `cargo xtask bench run` passes on.
  *
  * Environment:
  *   BENCH_EXPECT_LIB   a path: the librpma.so.0 mapped into this process must

@@ -4,7 +4,7 @@
 # whose output in build/deb-RELEASE-ARCH this checks):
 #
 #   - its ELF identity against Debian's librpma0:ARCH of the release
-#     (tests-c/scripts/check-elf.sh: ELF class, byte order, machine and ABI
+#     (`cargo xtask check elf`: ELF class, byte order, machine and ABI
 #     flags, SONAME, NEEDED, the 84 functions at LIBRPMA_1.0 and nothing
 #     else, abidiff);
 #   - the api.* programs (tests-c/api), built with the release's
@@ -62,7 +62,7 @@ ln -s librpma.so.0 "$r/t/ours/librpma.so"
 status=0
 
 echo "== elf.identity.$arch ($release)"
-tests-c/scripts/check-elf.sh "$r/t/ours/librpma.so.0" "$r/t/ref/librpma.so.0" || status=1
+"${CARGO:-cargo}" xtask check elf "$r/t/ours/librpma.so.0" "$r/t/ref/librpma.so.0" || status=1
 
 mkdir -p "$r/t/src"
 cp -a tests-c/api tests-c/common include tests-c/scripts/run-diff.sh "$r/t/src/"

@@ -16,7 +16,7 @@
 #   arch    the arch suite (`cargo xtask test --suite arch`): the above, arm64 guests (qemu-system-arm, and
 #           qemu-user through binfmt_misc for their roots' package scripts),
 #           Debian's arm64 cross compiler for the examples run there
-#   bench   `bench/limit.sh`: demo, plus perftest (raw verbs on the same
+#   bench   `cargo xtask bench limit`: demo, plus perftest (raw verbs on the same
 #           device) and gnuplot for the plots
 #   --print only print the missing Debian packages, one line, and exit
 #

@@ -48,7 +48,7 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 run_point() {
   local n=$1 vg=$2 wrap=() rc spid ipid port
   # a port of this point's own, in the range of this sweep's lane when
-  # sweeps run side by side (fault-sweep-lanes.sh, rxe-suite-guest.sh)
+  # sweeps run side by side (the lanes of rxe-suite-guest.sh)
   port=$((${RPMA_TEST_PORT_BASE:-20000} + ($$ + n) % ${RPMA_TEST_PORT_SPAN:-12000}))
   local limit=$limit
   if [ "$vg" = 1 ]; then

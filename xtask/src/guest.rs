@@ -83,7 +83,7 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
         .arg(&manifest_path)
         .current_dir(&paths.root)
         .env("RXE_STACK", stack.release())
-        .env("RXE_TIMEOUT", if stack.is_siw() { "3600" } else { "2300" })
+        .env("RXE_TIMEOUT", guest_limit(stack, tests).to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::piped());
     if stack.is_siw() {
@@ -177,4 +177,17 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
         }
         fail_all(&left, report, &note);
     }
+}
+
+/// Seconds before the guest is killed: what a usual suite needs, plus,
+/// for the whole fault sweep's tests (each up to hours), half their limits
+/// (two lanes).
+fn guest_limit(stack: Stack, tests: &[Test]) -> u64 {
+    let usual = if stack.is_siw() { 3600 } else { 2300 };
+    let sweep: u64 = tests
+        .iter()
+        .filter(|t| t.suite == "sweep")
+        .map(|t| t.timeout)
+        .sum();
+    usual + sweep / 2
 }

@@ -1,7 +1,7 @@
 //! tests.toml, read and expanded: one `Test` per test and stack.
 
 use serde::Deserialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::fs;
 use std::path::Path;
@@ -112,6 +112,7 @@ struct File {
     test: Vec<Plain>,
     #[serde(default, rename = "fault-sweep")]
     fault_sweep: Vec<FaultSweep>,
+    sweep: Option<Sweep>,
     #[serde(default, rename = "rust-example")]
     rust_example: Vec<RustExample>,
     examples: ExampleDefaults,
@@ -142,6 +143,18 @@ struct FaultSweep {
     side: String,
     stride: Option<u64>,
     last: Option<u64>,
+}
+
+/// The whole fault-injection sweep: every example pair and variant, each
+/// side, every point (suite "sweep").
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Sweep {
+    valgrind_every: u32,
+    max_points: u32,
+    timeout: u64,
+    /// arguments of the pairs that run smaller, by pair
+    args: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -555,6 +568,55 @@ impl Expander<'_> {
         Ok(())
     }
 
+    /// The sweep's tests: `sweep.PAIR.SIDE[.VARIANT]`, the pairs that
+    /// loop (those with `args`) last, so the short ones report first.
+    fn sweep(&mut self, root: &Path, sw: &Sweep) -> Result<(), String> {
+        let mut pairs: Vec<String> = fs::read_dir(root.join("examples"))
+            .map_err(|e| format!("examples: {e}"))?
+            .flatten()
+            .filter(|e| e.path().join("server.c").is_file() && e.path().join("client.c").is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        pairs.sort_by_key(|p| (sw.args.contains_key(p), p.clone()));
+        for pair in &pairs {
+            let size = sw.args.get(pair).map_or("", String::as_str);
+            // a `variants` file: "NAME ARG..." a line
+            let variants = fs::read_to_string(root.join("examples").join(pair).join("variants"))
+                .unwrap_or_default();
+            let mut runs = vec![(String::new(), String::new())];
+            for line in variants
+                .lines()
+                .filter(|l| l.starts_with(|c: char| c.is_ascii_lowercase()))
+            {
+                let (name, args) = line.split_once(' ').unwrap_or((line, ""));
+                runs.push((format!(".{name}"), args.trim().to_string()));
+            }
+            for side in ["server", "client"] {
+                for (suffix, args) in &runs {
+                    let cmd = format!(
+                        "env FAULT_MAX_POINTS={} FAULT_LIB={{fault}}/librpma.so.0 PLAIN_LIB={{lib}}/librpma.so.0 BIN_DIR={{build}} FAULT_VALGRIND_EVERY={} FAULT_TIMEOUT=60 FAULT_SUPP=tests-c/valgrind/rdma-core.supp tests-c/scripts/fault-sweep.sh {pair} {side} {args} {size}",
+                        sw.max_points, sw.valgrind_every
+                    );
+                    let start = self.out.len();
+                    self.add(
+                        format!("sweep.{pair}.{side}{suffix}"),
+                        &[Stack::Bookworm],
+                        cmd.trim_end(),
+                        &["fault"],
+                        None,
+                        &[],
+                        "",
+                    )?;
+                    for t in &mut self.out[start..] {
+                        t.suite = "sweep".into();
+                        t.timeout = sw.timeout;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn fault_sweep(&mut self, f: &FaultSweep) -> Result<(), String> {
         // a stride's sample starts at a call that moves with the commit, so
         // successive commits cover the calls one run skips
@@ -690,6 +752,9 @@ pub fn load(root: &Path, seed: u64) -> Result<Vec<Test>, String> {
     }
     for f in &file.fault_sweep {
         x.fault_sweep(f)?;
+    }
+    if let Some(sw) = &file.sweep {
+        x.sweep(root, sw)?;
     }
     let mut seen = BTreeSet::new();
     for t in &x.out {

@@ -1,5 +1,7 @@
 //! `cargo xtask`: the project's test runner over tests.toml.
 
+mod bench;
+mod check;
 mod guest;
 mod junit;
 mod list;
@@ -12,6 +14,11 @@ use std::process::{Command, ExitCode};
 const USAGE: &str = "usage:
   cargo xtask list [FILTER...] [--stack S,...] [--suite NAME] [--lib L] [-v]
   cargo xtask test [FILTER...] [--stack S,...] [--suite NAME] [--lib L] [--no-build] [-j N]
+  cargo xtask check NAME [ARGS...]   a host check (elf, header, docs, readme-table,
+                                     install, module-deps, package, deb): `check` alone lists them
+  cargo xtask bench limit|run|instructions|rotate|build [OPTIONS]
+                                     the benchmark on SoftRoCE (BENCHMARKS.md):
+                                     `bench COMMAND --help` says what each measures
 
 FILTER    a test name's part, or a glob with * (any of them)
 --stack   host, bookworm, trixie, bookworm-siw, trixie-siw, rxe, siw, all
@@ -132,6 +139,13 @@ fn seed(root: &std::path::Path) -> u64 {
 }
 
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "check") {
+        return check::main(&args[1..]);
+    }
+    if args.first().is_some_and(|a| a == "bench") {
+        return bench::main(args[1..].to_vec());
+    }
     let a = match parse() {
         Ok(a) => a,
         Err(e) => {

@@ -25,7 +25,12 @@ impl Paths {
             (Stack::TrixieSiw, Some(dir)) => dir.display().to_string(),
             _ => format!("{build}/reference-lib"),
         };
-        cmd.replace("{root}", &r)
+        // the checks of `cargo xtask check`, run by this very executable so
+        // that a test does not wait on cargo's lock
+        let xtask = std::env::current_exe()
+            .map_or_else(|_| "cargo xtask".to_string(), |p| p.display().to_string());
+        cmd.replace("{xtask}", &xtask)
+            .replace("{root}", &r)
             .replace("{build}", &build)
             .replace("{lib}", &format!("{r}/build/lib"))
             .replace("{ref}", &reference)

@@ -133,7 +133,7 @@
 //! # Layers
 //!
 //! A module imports only from its own layer or the ones below, and the
-//! import graph has no cycle (`scripts/module-deps.sh` checks it):
+//! import graph has no cycle (`cargo xtask check module-deps` checks it):
 //!
 //! ```text
 //! handles        owned (Peer, Region, Listener, Request, Conn: Arc-owned)
