@@ -593,24 +593,17 @@ impl Expander<'_> {
             }
             for side in ["server", "client"] {
                 for (suffix, args) in &runs {
-                    let cmd = format!(
-                        "env FAULT_MAX_POINTS={} FAULT_LIB={{fault}}/librpma.so.0 PLAIN_LIB={{lib}}/librpma.so.0 BIN_DIR={{build}} FAULT_VALGRIND_EVERY={} FAULT_TIMEOUT=60 FAULT_SUPP=tests-c/valgrind/rdma-core.supp tests-c/scripts/fault-sweep.sh {pair} {side} {args} {size}",
-                        sw.max_points, sw.valgrind_every
+                    let cmd = sweep_cmd(
+                        &format!(
+                            "FAULT_MAX_POINTS={} FAULT_VALGRIND_EVERY={}",
+                            sw.max_points, sw.valgrind_every
+                        ),
+                        &format!("{pair} {side} {args} {size}"),
                     );
-                    let start = self.out.len();
-                    self.add(
-                        format!("sweep.{pair}.{side}{suffix}"),
-                        &[Stack::Bookworm],
-                        cmd.trim_end(),
-                        &["fault"],
-                        None,
-                        &[],
-                        "",
-                    )?;
-                    for t in &mut self.out[start..] {
+                    self.add_sweep(format!("sweep.{pair}.{side}{suffix}"), &cmd, |t| {
                         t.suite = "sweep".into();
                         t.timeout = sw.timeout;
-                    }
+                    })?;
                 }
             }
         }
@@ -632,26 +625,37 @@ impl Expander<'_> {
             }
             None => String::new(),
         };
-        let cmd = format!(
-            "env {points}FAULT_LIB={{fault}}/librpma.so.0 PLAIN_LIB={{lib}}/librpma.so.0 BIN_DIR={{build}} FAULT_VALGRIND_EVERY=15 FAULT_TIMEOUT=60 FAULT_SUPP=tests-c/valgrind/rdma-core.supp tests-c/scripts/fault-sweep.sh {} {}",
-            f.pair, f.side
+        let cmd = sweep_cmd(
+            &format!("{points}FAULT_VALGRIND_EVERY=15"),
+            &format!("{} {}", f.pair, f.side),
         );
-        let start = self.out.len();
-        self.add(
-            format!("fault.{}.{}", f.pair, f.side),
-            &[Stack::Bookworm],
-            &cmd,
-            &["fault"],
-            None,
-            &[],
-            "",
-        )?;
-        for t in &mut self.out[start..] {
+        self.add_sweep(format!("fault.{}.{}", f.pair, f.side), &cmd, |t| {
             t.slow = true;
             t.timeout = 900;
-        }
+        })
+    }
+
+    /// A fault-injection sweep on Debian 12's guest, `adjust` applied to it.
+    fn add_sweep(
+        &mut self,
+        name: String,
+        cmd: &str,
+        adjust: impl Fn(&mut Test),
+    ) -> Result<(), String> {
+        let start = self.out.len();
+        self.add(name, &[Stack::Bookworm], cmd, &["fault"], None, &[], "")?;
+        self.out[start..].iter_mut().for_each(adjust);
         Ok(())
     }
+}
+
+/// tests-c/scripts/fault-sweep.sh with `args`, its settings `env` (the
+/// points and the valgrind stride) before those every sweep shares.
+fn sweep_cmd(env: &str, args: &str) -> String {
+    format!(
+        "env {env} FAULT_LIB={{fault}}/librpma.so.0 PLAIN_LIB={{lib}}/librpma.so.0 BIN_DIR={{build}} FAULT_TIMEOUT=60 FAULT_SUPP=tests-c/valgrind/rdma-core.supp tests-c/scripts/fault-sweep.sh {}",
+        args.trim_end()
+    )
 }
 
 fn stacks_of(k: &Known) -> Result<Vec<Stack>, String> {
