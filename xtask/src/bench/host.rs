@@ -34,7 +34,17 @@ pub fn boot(
     ];
     words.extend(args.iter().cloned());
     let line: Vec<String> = words.iter().map(|w| sh_quote(w)).collect();
-    let mut cmd = Command::new(t.root.join("softroce/rxe-run"));
+    // one QEMU guest at a time on this machine: the lock `cargo xtask test`
+    // and `make autopkgtest` take too, unless the caller holds it already
+    let rxe_run = t.root.join("softroce/rxe-run");
+    let locked = std::env::var_os("RPMA_QEMU_LOCKED").is_some_and(|v| !v.is_empty());
+    let mut cmd = if locked {
+        Command::new(rxe_run)
+    } else {
+        let mut c = Command::new("flock");
+        c.arg(crate::guest::QEMU_LOCK).arg(rxe_run);
+        c
+    };
     cmd.arg(line.join(" "))
         .current_dir(&t.root)
         .envs(env.iter().map(|(k, v)| (*k, v)))
