@@ -3,7 +3,8 @@
 //! the lines the reports read kept in the raw file.
 
 use super::build::Tree;
-use super::proc::{code, sh_quote};
+use super::proc::code;
+use crate::list::sh_quote;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

@@ -8,17 +8,6 @@ use std::process::{Child, Command, ExitStatus};
 use std::thread::sleep;
 use std::time::Duration;
 
-/// A word for `bash -c`, quoted so that bash reads it back as it is.
-pub fn sh_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
-    {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
 /// The command PREFIX... PROG: `timeout` and `taskset` are prefixes, so
 /// that a run is limited and pinned as the former scripts did it.
 pub fn command<S: AsRef<str>>(prefix: &[S], prog: &str) -> Command {
