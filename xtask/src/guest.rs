@@ -6,7 +6,7 @@ use crate::run::{judge, Outcome, Paths, Report};
 use std::collections::HashMap;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -26,26 +26,14 @@ fn fail_all(tests: &[&Test], report: &Report, note: &str) {
 
 pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
     let dir = paths.out.join(stack.name());
-    // on Debian 13's siw the reference is Debian 12's C library: 1.3.0
+    // Debian 12's C library in Debian 13's guests: the old generation of
+    // the generations.* tests, and on siw the reference, since 1.3.0
     // connects to nothing there (librpma(7), GENERATIONS)
-    let c12: Option<PathBuf> = if stack == Stack::TrixieSiw {
-        let out = Command::new("tests-c/scripts/c12-lib.sh")
-            .arg(paths.root.join("build/tests-c"))
-            .current_dir(&paths.root)
-            .output();
-        match out {
-            Ok(o) if o.status.success() => Some(
-                PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
-                    .parent()
-                    .unwrap()
-                    .to_path_buf(),
-            ),
-            _ => {
-                fail_all(
-                    &tests.iter().collect::<Vec<_>>(),
-                    report,
-                    "no Debian 12 C library for the trixie-siw reference (c12-lib.sh)",
-                );
+    let c12 = if stack == Stack::TrixieSiw || tests.iter().any(|t| t.cmd.contains("{c12}")) {
+        match c12_lib(&paths.root.join("build/tests-c/generations/c12")) {
+            Ok(dir) => Some(dir),
+            Err(e) => {
+                fail_all(&tests.iter().collect::<Vec<_>>(), report, &e);
                 return;
             }
         }
@@ -177,6 +165,30 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
         }
         fail_all(&left, report, &note);
     }
+}
+
+/// Copies this Debian 12 host's own C librpma 1.2.0 into `dir`, for the
+/// guests of Debian 13's stack, whose C library is 1.3.0; `dir` back.
+fn c12_lib(dir: &Path) -> Result<PathBuf, String> {
+    let query = |prog: &str, args: &[&str]| {
+        Command::new(prog)
+            .args(args)
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default()
+    };
+    let version = query("dpkg-query", &["-W", "-f=${Version}", "librpma0"]);
+    if !version.starts_with("1.2.") {
+        return Err(format!(
+            "Debian 12's librpma0 (1.2.0) is needed as the old generation; this host has {version:?}"
+        ));
+    }
+    let multiarch = query("gcc", &["-dumpmachine"]);
+    let src = PathBuf::from(format!("/usr/lib/{multiarch}/librpma.so.0"));
+    fs::create_dir_all(dir)
+        .and_then(|()| fs::copy(&src, dir.join("librpma.so.0")))
+        .map_err(|e| format!("copying {} to {}: {e}", src.display(), dir.display()))?;
+    Ok(dir.to_path_buf())
 }
 
 /// Seconds before the guest is killed: what a usual suite needs, plus,

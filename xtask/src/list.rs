@@ -134,6 +134,10 @@ struct Plain {
     lock: Option<String>,
     page: Option<String>,
     build: Option<Vec<String>>,
+    /// in a guest with persistent memory, run in RAM (the test binds its
+    /// memory itself)
+    #[serde(default)]
+    ram: bool,
 }
 
 #[derive(Deserialize)]
@@ -349,6 +353,7 @@ impl Expander<'_> {
                 t.timeout = n;
             }
             t.lock = p.lock.clone();
+            t.ram = p.ram;
             if let Some(b) = &p.build {
                 t.build = b.clone();
             }

@@ -187,47 +187,55 @@ fn main() -> ExitCode {
         eprintln!("no test matches");
         return ExitCode::from(2);
     }
-    if a.build
-        && tests
-            .iter()
-            .any(|t| !t.build.is_empty() || t.stack != Stack::Host)
-    {
-        // what the selected tests need built (tests.toml's `build`), and
-        // the Debian 13 root for a guest of that stack
+    // what the selected tests need built (tests.toml's `build`, and the
+    // Debian 13 root for a guest of that stack); what only later tests
+    // need is built beside the first guest (run::LATER)
+    let mut later: Vec<String> = Vec::new();
+    if a.build {
         let mut targets: Vec<&str> = Vec::new();
         for t in &tests {
-            let stack_root =
-                (t.stack.release() == "trixie" && t.stack != Stack::Host).then_some("trixie-root");
-            for target in t.build.iter().map(String::as_str).chain(stack_root) {
+            for target in run::needs(t) {
                 if !targets.contains(&target) {
                     targets.push(target);
                 }
             }
         }
-        eprintln!("xtask: make {}", targets.join(" "));
-        let build_start = std::time::Instant::now();
-        let ok = targets.is_empty()
-            || Command::new("make")
+        if tests
+            .iter()
+            .any(|t| matches!(t.stack, Stack::Bookworm | Stack::BookwormSiw))
+        {
+            later = run::LATER
+                .iter()
+                .filter(|l| targets.contains(l))
+                .map(|l| l.to_string())
+                .collect();
+            targets.retain(|t| !run::LATER.contains(t));
+        }
+        if !targets.is_empty() {
+            eprintln!("xtask: make {}", targets.join(" "));
+            let build_start = std::time::Instant::now();
+            let ok = Command::new("make")
                 .arg("--no-print-directory")
                 .args(&targets)
                 .current_dir(&root)
                 .status()
                 .is_ok_and(|s| s.success());
-        if !ok {
-            eprintln!("xtask: the build failed");
-            return ExitCode::FAILURE;
+            if !ok {
+                eprintln!("xtask: the build failed");
+                return ExitCode::FAILURE;
+            }
+            eprintln!(
+                "xtask: built in {:.0} s",
+                build_start.elapsed().as_secs_f64()
+            );
         }
-        eprintln!(
-            "xtask: built in {:.0} s",
-            build_start.elapsed().as_secs_f64()
-        );
     }
     let paths = run::Paths {
         out: root.join("build/xtask"),
         root,
     };
     eprintln!("xtask: {} tests", tests.len());
-    if run::run(tests, &paths, a.jobs) {
+    if run::run(tests, &paths, a.jobs, later) {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

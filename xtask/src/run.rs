@@ -18,11 +18,14 @@ pub struct Paths {
 }
 
 impl Paths {
+    /// `c12`: the folder of Debian 12's C library, for `{c12}` and, on
+    /// Debian 13's siw, `{ref}` (guest::c12_lib).
     pub fn expand(&self, cmd: &str, stack: Stack, c12: Option<&Path>) -> String {
         let r = self.root.display().to_string();
         let build = format!("{r}/build/tests-c");
-        let reference = match (stack, c12) {
-            (Stack::TrixieSiw, Some(dir)) => dir.display().to_string(),
+        let c12 = c12.map(|d| d.display().to_string());
+        let reference = match (stack, &c12) {
+            (Stack::TrixieSiw, Some(dir)) => dir.clone(),
             _ => format!("{build}/reference-lib"),
         };
         // the checks of `cargo xtask check`, run by this very executable so
@@ -36,6 +39,7 @@ impl Paths {
             .replace("{ref}", &reference)
             .replace("{fault}", &format!("{r}/build/fault"))
             .replace("{rust}", &format!("{r}/build/rust"))
+            .replace("{c12}", c12.as_deref().unwrap_or("{c12}"))
     }
 
     pub fn log(&self, t: &Test) -> PathBuf {
@@ -187,9 +191,20 @@ fn run_host(t: &Test, paths: &Paths) -> Outcome {
     }
 }
 
+/// Make targets that no test of Debian 12's guests needs: when such a
+/// guest runs, they are built beside it rather than before it.
+pub const LATER: [&str; 2] = ["trixie-root", "deb"];
+
+/// The make targets a test needs first.
+pub fn needs(t: &Test) -> Vec<&str> {
+    let root = (t.stack.release() == "trixie" && t.stack != Stack::Host).then_some("trixie-root");
+    t.build.iter().map(String::as_str).chain(root).collect()
+}
+
 enum Job {
     Host(Test),
     Guest(Stack, Vec<Test>),
+    Build(Vec<String>),
 }
 
 impl Job {
@@ -197,12 +212,66 @@ impl Job {
         match self {
             Job::Host(t) => t.lock.as_deref(),
             Job::Guest(..) => Some("qemu"),
+            Job::Build(_) => None,
+        }
+    }
+
+    fn needs(&self) -> Vec<&str> {
+        match self {
+            Job::Host(t) => needs(t),
+            Job::Guest(_, ts) => ts.iter().flat_map(needs).collect(),
+            Job::Build(_) => Vec::new(),
+        }
+    }
+
+    fn tests(self) -> Vec<Test> {
+        match self {
+            Job::Host(t) => vec![t],
+            Job::Guest(_, ts) => ts,
+            Job::Build(_) => Vec::new(),
         }
     }
 }
 
-/// Runs `tests` with `workers` jobs at once; true when all passed.
-pub fn run(tests: Vec<Test>, paths: &Paths, workers: usize) -> bool {
+/// Runs `make TARGETS` as a job, its output in build/xtask/host/make.log.
+fn run_make(targets: &[String], paths: &Paths) -> bool {
+    let log = paths.out.join("host/make.log");
+    let start = Instant::now();
+    let ok = fs::File::create(&log).is_ok_and(|f| {
+        f.try_clone().is_ok_and(|err| {
+            Command::new("make")
+                .arg("--no-print-directory")
+                .args(targets)
+                .current_dir(&paths.root)
+                .stdin(Stdio::null())
+                .stdout(f)
+                .stderr(err)
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+    });
+    println!(
+        "xtask: make {} beside the first guest: {} in {:.0} s (log: {})",
+        targets.join(" "),
+        if ok { "built" } else { "FAILED" },
+        start.elapsed().as_secs_f64(),
+        log.display()
+    );
+    ok
+}
+
+/// The queue of jobs: what is left, the locks held, the make targets not
+/// built yet, and whether building them failed.
+struct Queue {
+    jobs: Vec<Job>,
+    held: BTreeSet<String>,
+    unbuilt: BTreeSet<String>,
+    build_failed: bool,
+}
+
+/// Runs `tests` with `workers` jobs at once, `later` built beside the first
+/// guest (LATER); true when all passed.
+pub fn run(tests: Vec<Test>, paths: &Paths, workers: usize, later: Vec<String>) -> bool {
     for st in Stack::ALL {
         fs::create_dir_all(paths.out.join(st.name())).expect("the runner's output folder");
     }
@@ -220,13 +289,21 @@ pub fn run(tests: Vec<Test>, paths: &Paths, workers: usize) -> bool {
             tests.iter().filter(|t| t.stack == st).cloned().collect(),
         ));
     }
+    if !later.is_empty() {
+        jobs.push(Job::Build(later.clone()));
+    }
     let (qemu, rest): (Vec<Test>, Vec<Test>) = tests
         .into_iter()
         .filter(|t| t.stack == Stack::Host)
         .partition(|t| t.lock.as_deref() == Some("qemu"));
     jobs.extend(qemu.into_iter().map(Job::Host));
     jobs.extend(rest.into_iter().map(Job::Host));
-    let queue = Mutex::new((jobs, BTreeSet::<String>::new()));
+    let queue = Mutex::new(Queue {
+        jobs,
+        held: BTreeSet::new(),
+        unbuilt: later.into_iter().collect(),
+        build_failed: false,
+    });
     let wake = Condvar::new();
     std::thread::scope(|s| {
         for _ in 0..workers.max(1) {
@@ -234,14 +311,19 @@ pub fn run(tests: Vec<Test>, paths: &Paths, workers: usize) -> bool {
                 let job = {
                     let mut q = queue.lock().unwrap();
                     loop {
-                        if q.0.is_empty() {
+                        if q.jobs.is_empty() {
                             return;
                         }
-                        let (jobs, held) = &mut *q;
-                        if let Some(i) = jobs
-                            .iter()
-                            .position(|j| j.lock().is_none_or(|l| !held.contains(l)))
-                        {
+                        let Queue {
+                            jobs,
+                            held,
+                            unbuilt,
+                            ..
+                        } = &mut *q;
+                        if let Some(i) = jobs.iter().position(|j| {
+                            j.lock().is_none_or(|l| !held.contains(l))
+                                && j.needs().iter().all(|n| !unbuilt.contains(*n))
+                        }) {
                             let job = jobs.remove(i);
                             if let Some(l) = job.lock() {
                                 held.insert(l.to_string());
@@ -251,12 +333,32 @@ pub fn run(tests: Vec<Test>, paths: &Paths, workers: usize) -> bool {
                         q = wake.wait(q).unwrap();
                     }
                 };
-                match &job {
-                    Job::Host(t) => report.add(run_host(t, paths)),
-                    Job::Guest(st, ts) => guest::run(*st, ts, paths, &report),
+                let lock = job.lock().map(str::to_string);
+                let unbuilt = queue.lock().unwrap().build_failed
+                    && job.needs().iter().any(|n| LATER.contains(n));
+                match job {
+                    _ if unbuilt => {
+                        for test in job.tests() {
+                            report.add(Outcome {
+                                test,
+                                passed: false,
+                                secs: 0.0,
+                                note: "did not run: its build failed (build/xtask/host/make.log)"
+                                    .into(),
+                            });
+                        }
+                    }
+                    Job::Host(t) => report.add(run_host(&t, paths)),
+                    Job::Guest(st, ts) => guest::run(st, &ts, paths, &report),
+                    Job::Build(targets) => {
+                        let ok = run_make(&targets, paths);
+                        let mut q = queue.lock().unwrap();
+                        q.unbuilt.clear();
+                        q.build_failed = !ok;
+                    }
                 }
-                if let Some(l) = job.lock() {
-                    queue.lock().unwrap().1.remove(l);
+                if let Some(l) = lock {
+                    queue.lock().unwrap().held.remove(&l);
                 }
                 wake.notify_all();
             });
