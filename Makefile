@@ -1,14 +1,10 @@
 # librpma (Rust): build, install, package. Tests: `cargo xtask` (tests.toml).
-#   make [lib]      build/lib/librpma.so.0
-#   make demo       build, then show the library working (README)
-#   make check      the check suite: `cargo xtask test` (tests-c/README.md)
+#   make [lib]      build/lib/librpma.so.0; make demo: show it working; make check: `cargo xtask test`
 #   make install    PREFIX=/usr/local [DESTDIR=] [LIBDIR=$(PREFIX)/lib] [NO_BUILD=1]
-#   make deb [RELEASE=bookworm|trixie|forky|sid] [ARCH=arm64|ppc64el|riscv64]
-#                   the packages: quick (build/deb), or as Debian builds them
-#                   in a clean chroot of RELEASE (build/deb-RELEASE[-ARCH])
-#   make piuparts|autopkgtest RELEASE=... [NO_BUILD=1]
-#                   make deb RELEASE=..., then piuparts, or debian/tests in a
-#                   VM of the release (docs/packaging.md)
+#   make deb [RELEASE=bookworm|trixie|forky|sid] [ARCH=arm64|ppc64el|riscv64]  the packages:
+#                   quick (build/deb), or as Debian builds them in a clean chroot (build/deb-RELEASE[-ARCH])
+#   make piuparts|autopkgtest RELEASE=... [NO_BUILD=1]  make deb RELEASE=..., then
+#                   piuparts, or debian/tests in a VM of the release (docs/packaging.md)
 #   make header|bindings  regenerate include/librpma.h or the rdma-core bindings
 # demo, check and the packages first install what the machine lacks (scripts/setup.sh).
 CARGO     ?= cargo
@@ -49,19 +45,23 @@ fault-lib: # the library with the cargo feature fault-injection (tests only)
 	mkdir -p $(BUILD)/fault && $(call link_so,target/fault/release/librpma.a,$(BUILD)/fault/librpma.so.0)
 cross: # as Debian cross-builds (riscv64: trixie's, Debian 12 has no port)
 	scripts/setup.sh deb-release
-	scripts/deb-release.sh $(XRELEASE) $(BUILD)/deb-$(XRELEASE)-$(ARCH) $(ARCH)
+	$(CARGO) xtask pkg deb-release $(XRELEASE) $(BUILD)/deb-$(XRELEASE)-$(ARCH) $(ARCH)
 	mkdir -p $(BUILD)/$(ARCH) && cp $(BUILD)/deb-$(XRELEASE)-$(ARCH)/librpma.so.0 $(BUILD)/$(ARCH)/
-# what the tests run: the crate's programs, the C programs, the Debian 13
-# root (its rdma-core headers are the bindings')
+# what the tests run: the crate's examples and device tests (debug; RUST_BINS_TARGET: another
+# target's), the C programs, the Debian 13 root (its rdma-core headers are the bindings')
+RBT := $(if $(RUST_BINS_TARGET),--target $(RUST_BINS_TARGET))
 rust-bins:
-	CARGO="$(CARGO)" scripts/rust-bins.sh $(BUILD)/rust
+	$(CARGO) build -p rpma --examples $(RBT) && rm -rf $(BUILD)/rust && mkdir -p $(BUILD)/rust/examples
+	cp $(patsubst crates/rpma/examples/%.rs,target/$(RUST_BINS_TARGET)/debug/examples/%,$(wildcard crates/rpma/examples/*.rs)) $(BUILD)/rust/examples/
+	cp $$($(CARGO) test -p rpma --features serde,tokio --test device --no-run $(RBT) 2>&1 | \
+		sed -n 's|.*Executable tests/device.rs (\(.*\))$$|\1|p') $(BUILD)/rust/device-tests
 tests-c-build: lib fault-lib rust-bins
 	cmake -S tests-c -B $(BUILD)/tests-c -DRPMA_LIB_DIR=$(CURDIR)/$(BUILD)/lib >/dev/null
 	cmake --build $(BUILD)/tests-c -j2
 trixie-root:
 	softroce/stack-root trixie
 demo:
-	scripts/setup.sh demo && $(MAKE) lib && scripts/demo.sh
+	scripts/setup.sh demo && $(MAKE) lib && $(CARGO) xtask demo
 check:
 	scripts/setup.sh check && $(CARGO) xtask test
 header:
@@ -73,7 +73,7 @@ bindings: trixie-root
 DEB_VERSION = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
 deb:
 ifneq ($(ARCH)$(RELEASE),)
-	$(if $(ARCH),$(MAKE) cross,scripts/setup.sh deb-release && scripts/deb-release.sh $(RELEASE) $(BUILD)/deb-$(RELEASE))
+	$(if $(ARCH),$(MAKE) cross,scripts/setup.sh deb-release && $(CARGO) xtask pkg deb-release $(RELEASE) $(BUILD)/deb-$(RELEASE))
 else
 	scripts/setup.sh deb && dpkg-buildpackage -b -us -uc -Ppkg.rpma-rs.upstream-cargo
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb && mv $(addprefix ../,librpma0_$(DEB_VERSION)_*.deb \
@@ -83,7 +83,7 @@ else
 endif
 piuparts autopkgtest:
 	@[ -n "$(RELEASE)" ] || { echo "make $@ RELEASE=bookworm|trixie|forky|sid"; exit 2; }
-	scripts/setup.sh $@ && $(if $(NO_BUILD),:,$(MAKE) deb RELEASE=$(RELEASE)) && scripts/$@.sh $(RELEASE) $(BUILD)/deb-$(RELEASE)
+	scripts/setup.sh $@ && $(if $(NO_BUILD),:,$(MAKE) deb RELEASE=$(RELEASE)) && $(CARGO) xtask pkg $@ $(RELEASE) $(BUILD)/deb-$(RELEASE)
 SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g; s|@LIBDIR@|$(LIBDIR)|g; s|@INCLUDEDIR@|$(INCLUDEDIR)|g; s|@VERSION@|$(VERSION)|g'
 D := $(DESTDIR)
 install: $(if $(NO_BUILD),,lib)

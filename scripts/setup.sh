@@ -10,7 +10,7 @@
 #   deb-release  `make deb RELEASE=bookworm|trixie|forky|sid`: mmdebstrap for
 #           the clean chroot
 #   piuparts `make piuparts RELEASE=...`: piuparts, and mmdebstrap for its
-#           base tarballs and scripts/deb-compat.sh
+#           base tarballs and `cargo xtask pkg deb-compat`
 #   autopkgtest `make autopkgtest RELEASE=...`: autopkgtest, its QEMU runner
 #           (qemu-system-x86, qemu-utils, ovmf) and mmdebstrap
 #   arch    the arch suite (`cargo xtask test --suite arch`): the above, arm64 guests (qemu-system-arm, and
@@ -32,7 +32,7 @@
 # rustc-web on Debian 12 (1.85 in bookworm, newer in bookworm-security),
 # cargo and rustc on Debian 13; `check` adds their clippy and rustfmt, and
 # ca-certificates lets cargo reach crates.io; for `check`, the sanitizer
-# runtime Debian's rustc lacks (libclang-rt-NN-dev, see fuzz/run.sh).
+# runtime Debian's rustc lacks (libclang-rt-NN-dev, see xtask/src/fuzz.rs).
 # cargo-fuzz, for `check`, comes from crates.io (`cargo install`).
 set -euo pipefail
 
@@ -55,7 +55,7 @@ check_pkgs=(g++ cmake libclang-dev librpma-dev abigail-tools groff-base man-db v
 # Debian's Rust toolchain, per release (its package names differ). Debian
 # 13's kernel flushes natively, and rxe then takes a flush to persistence
 # only into persistent memory: its demo gives the guest an emulated NVDIMM,
-# which these tools make a memory node (scripts/demo.sh).
+# which these tools make a memory node (`cargo xtask demo`).
 case $release in
   trixie) rust_pkgs=(cargo rustc) rust_lint_pkgs=(rust-clippy rustfmt)
     demo_pkgs+=(ndctl daxctl numactl) ;;
@@ -76,11 +76,11 @@ case $task in
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
 esac
 
-# Every task but deb-release and piuparts (whose builds run in chroots)
-# compiles Rust here. Debian's cargo is /usr/bin/cargo; any other (rustup's)
-# is kept.
+# Every task compiles Rust here; the packaging tasks, whose builds run in
+# chroots, only the xtask that runs them (`cargo xtask pkg`). Debian's cargo
+# is /usr/bin/cargo; any other (rustup's) is kept.
 cargo_path=$(command -v cargo || true)
-if [ "$task" != deb-release ] && [ "$task" != piuparts ] && [ "$task" != autopkgtest ] && [ "$task" != arch ] && { [ -z "$cargo_path" ] || [ "$cargo_path" = /usr/bin/cargo ]; }; then
+if [ -z "$cargo_path" ] || [ "$cargo_path" = /usr/bin/cargo ]; then
   wanted+=("${rust_pkgs[@]}" ca-certificates)
   [ "$task" = check ] && wanted+=("${rust_lint_pkgs[@]}")
 fi
@@ -121,7 +121,6 @@ if [ "$task" = arch ]; then
   fi
   exit 0
 fi
-case $task in deb-release | piuparts | autopkgtest) exit 0 ;; esac
 version=$(cargo --version 2>/dev/null | awk '{print $2}')
 if [ -z "$version" ] || dpkg --compare-versions "${version%%-*}" lt 1.85; then
   say "cargo ${version:-is missing}: Rust 1.85 or newer is needed (on Debian: ${rust_pkgs[*]})"
@@ -129,7 +128,7 @@ if [ -z "$version" ] || dpkg --compare-versions "${version%%-*}" lt 1.85; then
 fi
 
 if [ "$task" = check ]; then
-  # Debian's rustc ships no sanitizer runtime: fuzz/run.sh links
+  # Debian's rustc ships no sanitizer runtime: `cargo xtask fuzz` links
   # compiler-rt's, of the LLVM that rustc was built with.
   if [ "$(command -v cargo)" = /usr/bin/cargo ]; then
     llvm=$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')

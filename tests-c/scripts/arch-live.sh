@@ -10,7 +10,7 @@
 # for the C library would be. The rpma crate's examples and device tests
 # run there too, built for arm64 in the release's cross chroot (make deb
 # ARCH=arm64 RELEASE=...) by its own cargo and arm64 standard library
-# (scripts/rust-bins.sh), with crates.io for the crates: each example Rust
+# (make rust-bins), with crates.io for the crates: each example Rust
 # against Rust, write_flush also against Debian's arm64 C library both ways.
 # Prints one "@@test end NAME RC" line a test (rxe-suite-guest.sh) and a
 # summary.
@@ -79,7 +79,7 @@ mkdir -p "$work/root/etc/ssl/certs" && cp /etc/ssl/certs/ca-certificates.crt "$w
 rust_target=aarch64-unknown-linux-gnu
 chroot "$work/root" env HOME=/root SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
   CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$triplet-gcc RUST_BINS_TARGET=$rust_target \
-  sh -c 'cd /build/rpma-rs && scripts/rust-bins.sh /build/rust' >&2
+  make -C /build/rpma-rs --no-print-directory rust-bins BUILD=/build >&2
 cp -a "$work/root/build/rust" "$out/rust"
 rust=$out/rust/examples
 for ex in "$rust"/*; do

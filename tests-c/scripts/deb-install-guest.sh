@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # deb-install-guest.sh SOURCE-ROOT DEBIAN-LIBRPMA0.deb DEBIAN-LIBRPMA-DEV.deb OUR-DEB-DIR -- the guest
-# side of deb-install.sh (see there); runs as root on rxe0, in a throw-away overlay.
+# side of `cargo xtask check deb-install` (xtask/src/check/deb_install.rs); runs as root on rxe0, in a throw-away overlay.
 set -u
 root=$1 debian_debs=("$2" "$3") debs=$4
 multiarch=$(gcc -dumpmachine)

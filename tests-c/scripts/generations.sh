@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# generations.sh BUILD-DIR OURS-LIB C12-LIB-DIR EXAMPLE -- one example's
-# mixed-generation table, in a guest of Debian 13's stack (tests.toml's
-# generations.*): each library serves each client, one pairing at a time:
+# generations.sh BUILD-DIR OURS-LIB-DIR C12-LIB-DIR EXAMPLE|older-provider
+#
+# EXAMPLE: one example's mixed-generation table, in a guest of Debian 13's
+# stack (tests.toml's generations.*): each library serves each client, one
+# pairing at a time:
 #   c13   Debian 13's C librpma 1.3.0 (native operations);
 #   c12   Debian 12's C librpma 1.2.0 (always emulates: the old generation);
 #   ours  this library;
@@ -32,10 +34,44 @@
 #           make (EOPNOTSUPP): it connects to nothing there, on either side;
 #           ours asks only for what the device has.
 # Last, the tables must be the ones librpma(7) shows.
+#
+# older-provider: in a guest of Debian 12's userland (rdma-core 44, whose
+# C library is then C12) on Debian 13's kernel (6.12): the device reports
+# native flush and atomic write, the provider does not know them and
+# refuses a QP that asks for them (EOPNOTSUPP). Our library then makes the
+# QP again without them and emulates, so every example that flushes or
+# writes atomically runs, ours on both sides and against Debian 12's C
+# library (which never asks). An LD_PRELOAD probe (BUILD-DIR/qpprobe.so,
+# tests-c/common/qpprobe.c) shows each QP's request.
 set -u
 build=$1 ex=$4
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+
+if [ "$ex" = older-provider ]; then
+  ours=$2/librpma.so.0 c12=$3/librpma.so.0
+  echo "kernel $(uname -r), $(dpkg-query -W -f='libibverbs1 ${Version}' libibverbs1)"
+  log=$(mktemp)
+  fail=0
+  name() { [ "$1" = "$ours" ] && echo ours || echo "C 1.2.0"; }
+  for ex in atomic-write write-flush-persistent data-path; do
+    for pair in "$ours $ours" "$ours $c12" "$c12 $ours"; do
+      set -- $pair
+      LD_PRELOAD=$build/qpprobe.so "$here/run-pair.sh" "$1" "$build/example_${ex}_server" \
+        "$2" "$build/example_${ex}_client" >"$log" 2>&1
+      rc=$?
+      echo "$ex: server $(name "$1"), client $(name "$2"): exit $rc;" \
+        "$(grep -o 'qpprobe: .*' "$log" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+      [ $rc -eq 0 ] || { fail=1; cat "$log"; }
+      # our library asked for the native operations, was refused, and emulated
+      if [ "$1" = "$ours" ] && ! grep -q 'qpprobe: send_ops_flags 0x1800: EOPNOTSUPP' "$log"; then
+        echo "FAIL: our server did not ask for the native operations"; fail=1
+      fi
+    done
+  done
+  rm -f "$log"
+  exit $fail
+fi
 declare -A lib=([c13]=/usr/lib/$(gcc -dumpmachine)/librpma.so.0 [c12]=$3/librpma.so.0 [ours]=$2/librpma.so.0)
 echo "$ex: c13 $(dpkg-query -W -f='${Version}' librpma0), c12 ${lib[c12]}, ours ${lib[ours]}; kernel $(uname -r)"
 

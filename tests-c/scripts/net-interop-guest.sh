@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # net-interop-guest.sh ROLE BUILD-DIR PORT OURS.so REF.so EXAMPLE... -- one
-# guest's side of net-pair.sh's interop case: every EXAMPLE in the four
+# guest's side of `cargo xtask net`'s interop case: every EXAMPLE in the four
 # pairings of the two libraries, all in one boot of the pair. Pairing k
 # (0..3: server ours or ref, then client ours or ref) of the i-th EXAMPLE
 # uses port PORT+4i+k.

@@ -18,7 +18,7 @@
 # each side's stdout as NAME.ours / NAME.ref (scripts/obs-compare.sh uses it
 # to hold two versions of the suite to the same observations).
 # RUN_DIFF_WRAP names a program that runs the binary (qemu-user for
-# another architecture's, scripts/arch-check.sh).
+# another architecture's, `cargo xtask check arch`).
 set -u
 bin=$1 ours=$2 ref=$3
 name=$(basename "$bin")

@@ -2,9 +2,14 @@
 
 mod bench;
 mod check;
+mod demo;
+mod fuzz;
 mod guest;
 mod junit;
 mod list;
+mod mutants;
+mod net;
+mod pkg;
 mod run;
 
 use list::{Stack, Test};
@@ -14,8 +19,17 @@ use std::process::{Command, ExitCode};
 const USAGE: &str = "usage:
   cargo xtask list [FILTER...] [--stack S,...] [--suite NAME] [--lib L] [-v]
   cargo xtask test [FILTER...] [--stack S,...] [--suite NAME] [--lib L] [--no-build] [-j N]
-  cargo xtask check NAME [ARGS...]   a host check (elf, header, docs, readme-table,
-                                     install, module-deps, package, deb): `check` alone lists them
+  cargo xtask check NAME [ARGS...]   a host check (elf, header, docs, readme-table, install,
+                                     module-deps, package, deb, deb-install, arch): `check` alone lists them
+  cargo xtask demo                   the library at work (`make demo`)
+  cargo xtask pkg NAME [ARGS...]     Debian's package builds and tests: `pkg` alone lists them
+  cargo xtask mutants                which device tests catch three planted faults
+  cargo xtask fuzz [SECONDS [TARGET...]]
+                                     every fuzz target for SECONDS (600) each
+  cargo xtask net BUILD-DIR CASE [ARG...]
+                                     a two-host case (softroce/rxe-pair): `net` alone lists them
+  cargo xtask net-figures BUILD-DIR WHAT RUNS [LIMIT]
+                                     RELIABILITY.md's lost-peer tables
   cargo xtask bench limit|run|instructions|rotate|build [OPTIONS]
                                      the benchmark on SoftRoCE (BENCHMARKS.md):
                                      `bench COMMAND --help` says what each measures
@@ -140,11 +154,18 @@ fn seed(root: &std::path::Path) -> u64 {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().is_some_and(|a| a == "check") {
-        return check::main(&args[1..]);
-    }
-    if args.first().is_some_and(|a| a == "bench") {
-        return bench::main(args[1..].to_vec());
+    let tree = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let tree = tree.parent().unwrap();
+    match args.first().map(String::as_str) {
+        Some("check") => return check::main(&args[1..]),
+        Some("bench") => return bench::main(args[1..].to_vec()),
+        Some("demo") => return demo::main(tree),
+        Some("fuzz") => return fuzz::main(tree, &args[1..]),
+        Some("mutants") => return mutants::main(tree),
+        Some("net") => return net::main(tree, &args[1..]),
+        Some("pkg") => return pkg::main(tree, &args[1..]),
+        Some("net-figures") => return net::figures(tree, &args[1..]),
+        _ => {}
     }
     let a = match parse() {
         Ok(a) => a,
@@ -153,10 +174,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
+    let root = tree.to_path_buf();
     let tests = match list::load(&root, seed(&root)) {
         Ok(t) => select(t, &a),
         Err(e) => {

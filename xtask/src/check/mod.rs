@@ -3,7 +3,9 @@
 //! thing that differs and exits 1 when any did; the tools that know the
 //! formats (readelf, abidiff, dpkg-deb, lintian, ...) do the reading.
 
+mod arch;
 mod deb;
+mod deb_install;
 mod docs;
 mod elf;
 mod header;
@@ -27,7 +29,9 @@ pub const USAGE: &str = "usage: cargo xtask check NAME [ARGS...]
   install ROOT                        make install, pkg-config and CMake consumers
   module-deps [SRC_DIR]               no import cycle among the core's modules
   package                             rpma and rpma-sys are ready for crates.io
-  deb ROOT [DEB-DIR]                  make deb's packages against Debian's";
+  deb ROOT [DEB-DIR]                  make deb's packages against Debian's
+  deb-install ROOT [DEB-DIR]          ours installed over Debian's in a guest, and back
+  arch ROOT RELEASE ARCH              a cross-build: ELF identity, api.* under qemu-user";
 
 pub fn main(args: &[String]) -> ExitCode {
     let Some((name, args)) = args.split_first() else {
@@ -44,6 +48,8 @@ pub fn main(args: &[String]) -> ExitCode {
         "module-deps" => module_deps::run,
         "package" => package::run,
         "deb" => deb::run,
+        "deb-install" => deb_install::run,
+        "arch" => arch::run,
         _ => {
             eprintln!("unknown check {name:?}\n{USAGE}");
             return ExitCode::from(2);
