@@ -6,24 +6,10 @@
 //!      device (rxe0 in a QEMU guest), in one boot: our server with our
 //!      client, then each library on one side and the C library on the other.
 
+use crate::check::stdout_of;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, ExitCode};
-
-fn run(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd
-        .output()
-        .map_err(|e| format!("{:?}: {e}", cmd.get_program()))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(format!(
-            "{:?} failed: {}",
-            cmd.get_program(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
 
 /// Shows a program's output as it runs; Err when it failed.
 fn show(cmd: &mut Command) -> Result<(), String> {
@@ -54,7 +40,7 @@ fn demo(root: &Path) -> Result<(), String> {
     let reference = "/usr/lib/x86_64-linux-gnu/librpma.so.0";
     let has_ref = Path::new(reference).exists();
     println!("== {lib}");
-    let dynamic = run(Command::new("readelf").args(["-d", lib]))?;
+    let dynamic = stdout_of(Command::new("readelf").args(["-d", lib]))?;
     for l in dynamic.lines() {
         for tag in ["(SONAME)", "(NEEDED)"] {
             if let (true, Some(a), Some(b)) = (l.contains(tag), l.find('['), l.rfind(']')) {
@@ -62,7 +48,7 @@ fn demo(root: &Path) -> Result<(), String> {
             }
         }
     }
-    let syms = run(Command::new("readelf").args(["--dyn-syms", "-W", lib]))?;
+    let syms = stdout_of(Command::new("readelf").args(["--dyn-syms", "-W", lib]))?;
     let n = syms.lines().filter(|l| l.contains("@@LIBRPMA_1.0")).count();
     println!("   {n} functions exported at LIBRPMA_1.0");
 

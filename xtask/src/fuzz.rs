@@ -19,18 +19,12 @@
 //! fuzz/artifacts/TARGET; rerun one with
 //! `fuzz/target/HOST/release/TARGET fuzz/artifacts/TARGET/FILE`.
 
+use crate::check::stdout_of;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
 const USAGE: &str = "usage: cargo xtask fuzz [SECONDS [TARGET...]]   (default 600 s, every target)";
-
-fn output(cmd: &mut Command) -> Option<String> {
-    cmd.output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-}
 
 /// The value of `KEY: value` in `rustc -vV`.
 fn rustc_field(vv: &str, key: &str) -> String {
@@ -148,15 +142,15 @@ pub fn main(root: &Path, args: &[String]) -> ExitCode {
             .env("RUSTC_BOOTSTRAP", "1");
         c
     };
-    if output(cargo(&["fuzz", "--version"]).stderr(Stdio::null())).is_none() {
+    if stdout_of(&mut cargo(&["fuzz", "--version"])).is_err() {
         eprintln!("cargo-fuzz is missing: cargo install cargo-fuzz (scripts/setup.sh check)");
         return ExitCode::from(2);
     }
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let vv = output(Command::new(&rustc).arg("-vV")).unwrap_or_default();
+    let vv = stdout_of(Command::new(&rustc).arg("-vV")).unwrap_or_default();
     let host = rustc_field(&vv, "host:");
     let arch = host.split('-').next().unwrap_or_default().to_string();
-    let sysroot = output(Command::new(&rustc).args(["--print", "sysroot"])).unwrap_or_default();
+    let sysroot = stdout_of(Command::new(&rustc).args(["--print", "sysroot"])).unwrap_or_default();
     let rustlib = PathBuf::from(sysroot.trim()).join(format!("lib/rustlib/{host}/lib"));
     let has_own = fs::read_dir(&rustlib)
         .into_iter()
@@ -203,7 +197,7 @@ pub fn main(root: &Path, args: &[String]) -> ExitCode {
     let targets: Vec<String> = if args.len() > 1 {
         args[1..].to_vec()
     } else {
-        output(&mut cargo(&["fuzz", "list"]))
+        stdout_of(&mut cargo(&["fuzz", "list"]))
             .unwrap_or_default()
             .lines()
             .map(str::to_string)
