@@ -6,7 +6,10 @@
  * answers the send with receiver-not-ready NAKs, each naming how long the
  * sender must wait before it tries again: the receiving queue pair's
  * minimum RNR timer. rdma_cm leaves it at its largest value, 655 ms; this
- * library sets 0.64 ms on its queue pairs (librpma(7), RPMA_MIN_RNR_TIMER).
+ * library sets 0.64 ms on its queue pairs (librpma(7), RPMA_MIN_RNR_TIMER)
+ * once rpma_conn_req_connect() has returned on the accepting side: the
+ * client sends nothing before the server says so, since a send that came
+ * earlier could still meet rdma_cm's timer.
  * Checked: every send completes successfully, its message arrives intact,
  * and it completes within RNR_BOUND_MS of being posted (200 ms, plus the
  * time a retry takes to come). The C library's sends wait 655 ms: the list
@@ -31,6 +34,7 @@ serve(struct rpma_peer *peer, struct rpma_ep *ep)
 	os_srv_reg(peer, &s, 4096, RPMA_MR_USAGE_RECV, 0);
 	os_srv_accept(ep, &s, cfg, 0);
 	S_CHECK(s.conn != NULL && rpma_conn_get_cq(s.conn, &cq) == 0);
+	c_put(s.conn != NULL);
 	for (int r = 0; r < ROUNDS; r++) {
 		struct ibv_wc wc;
 		int ok = 0;
@@ -63,6 +67,7 @@ main(void)
 	peer = c_start_serving(serve);
 	local = os_local(peer, 4096, RPMA_MR_USAGE_SEND, LSEED, &lbuf);
 	conn = c_connect(peer, NULL, NULL);
+	EXPECT_INT(SERVER(its accept has returned), 1);
 	for (int r = 0; r < ROUNDS; r++) {
 		long long t0, ms;
 
