@@ -42,7 +42,7 @@ t_port(void)
 	/* distinct per process, so consecutive tests never share a listener;
 	 * 20000-31999 stays below the ephemeral range (32768-60999 in the
 	 * guest), from which rdma_cm gives clients their implicit ports. Tests
-	 * that run side by side (the lanes of rxe-suite-guest.sh) each get a
+	 * that run side by side (the lanes of `xtask inside suite`) each get a
 	 * part of that range: RPMA_TEST_PORT_BASE and RPMA_TEST_PORT_SPAN. */
 	if (port[0] == '\0') {
 		const char *b = getenv("RPMA_TEST_PORT_BASE");

@@ -3,7 +3,7 @@
 # of its own, which lets its processes hold at most OBJECTS verbs objects
 # (protection domains, memory regions, queues...) on each RDMA device: the
 # next allocation is refused with EAGAIN, as under a container's limit.
-# Processes it starts one after the other (run-diff.sh's two runs) each
+# Processes it starts one after the other (`xtask inside diff`'s two runs) each
 # get the whole budget back, since a process's objects go when it exits.
 #
 # Needs root and a kernel with the rdma controller (the suite's guests);

@@ -1,5 +1,5 @@
 //! One stack's tests in one boot of its SoftRoCE guest (softroce/rxe-run,
-//! tests-c/scripts/rxe-suite-guest.sh inside), reported as each ends.
+//! `xtask inside suite` in it), reported as each ends.
 
 use crate::list::{Stack, Test};
 use crate::run::{judge, Outcome, Paths, Report};
@@ -61,13 +61,17 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
     }
     let manifest_path = dir.join("manifest");
     fs::write(&manifest_path, manifest).expect("the guest's manifest");
+    // this very executable runs the guest's side: the guest sees the
+    // host's paths (Debian 13's root has the tree overlaid at its own)
+    let exe = std::env::current_exe().unwrap_or_else(|_| "xtask".into());
     let mut cmd = Command::new("flock");
     cmd.arg(QEMU_LOCK)
         .args([
             "bash",
             "-c",
-            "exec softroce/rxe-run tests-c/scripts/rxe-suite-guest.sh \"$0\" 2>&1",
+            "exec softroce/rxe-run \"$0\" inside suite \"$1\" 2>&1",
         ])
+        .arg(&exe)
         .arg(&manifest_path)
         .current_dir(&paths.root)
         .env("RXE_STACK", stack.release())

@@ -243,7 +243,7 @@ fn stacks(names: &[String], what: &str) -> Result<Vec<Stack>, String> {
     Ok(out)
 }
 
-/// Applies a `known` entry to a command: the environment that run-diff.sh
+/// Applies a `known` entry to a command: the environment that `xtask inside diff`
 /// reads, or the expectation the runner checks.
 fn apply_known(
     k: &Known,
@@ -376,7 +376,7 @@ impl Expander<'_> {
         let bin = format!("{{build}}/live_{stem}");
         let known: Vec<&Known> = l.known.iter().collect();
         let page = l.page.as_deref();
-        let mut diff = format!("tests-c/scripts/run-diff.sh {bin} {{lib}} {{ref}}");
+        let mut diff = format!("{{xtask}} inside diff {bin} {{lib}} {{ref}}");
         if let Some(w) = &l.wrap {
             diff = format!("{w} {diff}");
         }
@@ -654,11 +654,11 @@ impl Expander<'_> {
     }
 }
 
-/// tests-c/scripts/fault-sweep.sh with `args`, its settings `env` (the
+/// `xtask inside sweep` with `args`, its settings `env` (the
 /// points and the valgrind stride) before those every sweep shares.
 fn sweep_cmd(env: &str, args: &str) -> String {
     format!(
-        "env {env} FAULT_LIB={{fault}}/librpma.so.0 PLAIN_LIB={{lib}}/librpma.so.0 BIN_DIR={{build}} FAULT_TIMEOUT=60 FAULT_SUPP=tests-c/valgrind/rdma-core.supp tests-c/scripts/fault-sweep.sh {}",
+        "env {env} FAULT_LIB={{fault}}/librpma.so.0 PLAIN_LIB={{lib}}/librpma.so.0 BIN_DIR={{build}} FAULT_TIMEOUT=60 FAULT_SUPP=tests-c/valgrind/rdma-core.supp {{xtask}} inside sweep {}",
         args.trim_end()
     )
 }
@@ -735,10 +735,7 @@ pub fn load(root: &Path, seed: u64) -> Result<Vec<Test>, String> {
         if !root.join(format!("tests-c/api/{}.c", a.name)).is_file() {
             return Err(format!("api {}: no tests-c/api/{}.c", a.name, a.name));
         }
-        let cmd = format!(
-            "tests-c/scripts/run-diff.sh {{build}}/{} {{lib}} {{ref}}",
-            a.name
-        );
+        let cmd = format!("{{xtask}} inside diff {{build}}/{} {{lib}} {{ref}}", a.name);
         x.add(
             format!("api.{}", a.name),
             &[Stack::Host],

@@ -5,6 +5,7 @@ mod check;
 mod demo;
 mod fuzz;
 mod guest;
+mod inside;
 mod junit;
 mod list;
 mod mutants;
@@ -30,6 +31,9 @@ const USAGE: &str = "usage:
                                      a two-host case (softroce/rxe-pair): `net` alone lists them
   cargo xtask net-figures BUILD-DIR WHAT RUNS [LIMIT]
                                      RELIABILITY.md's lost-peer tables
+  cargo xtask inside suite|diff|sweep ARGS...
+                                     what runs inside a guest (the runner starts it):
+                                     `inside` alone says more
   cargo xtask bench limit|run|instructions|rotate|build [OPTIONS]
                                      the benchmark on SoftRoCE (BENCHMARKS.md):
                                      `bench COMMAND --help` says what each measures
@@ -161,6 +165,7 @@ fn main() -> ExitCode {
         Some("bench") => return bench::main(args[1..].to_vec()),
         Some("demo") => return demo::main(tree),
         Some("fuzz") => return fuzz::main(tree, &args[1..]),
+        Some("inside") => return inside::main(&args[1..]),
         Some("mutants") => return mutants::main(tree),
         Some("net") => return net::main(tree, &args[1..]),
         Some("pkg") => return pkg::main(tree, &args[1..]),

@@ -8,7 +8,8 @@
 //! - the api.* programs (tests-c/api), built with the release's
 //!   cross-compiler against our header and run under qemu-user, each
 //!   against ours and against Debian's C library of that architecture
-//!   (tests-c/scripts/run-diff.sh): both pass, with the same observations.
+//!   (`xtask inside diff`, this executable copied in): both pass, with the
+//!   same observations.
 //!
 //! It runs in a copy of the release's cross-build chroot (the cached one
 //! `make deb` made), to which it adds qemu-user-static and Debian's
@@ -55,7 +56,7 @@ for src in api/*.c; do
   name=$(basename "$src" .c)
   "$TRIPLET-gcc" -std=gnu99 -Wall -Wextra -Werror -pthread -Icommon -Iinclude \
     "$src" common/rpma_test.c -L/t/ours -lrpma -ldl -o "/t/bin/$name" || { status=1; continue; }
-  RUN_DIFF_WRAP="$QEMU" ./run-diff.sh "/t/bin/$name" /t/ours /t/ref || status=1
+  RUN_DIFF_WRAP="$QEMU" ./xtask inside diff "/t/bin/$name" /t/ours /t/ref || status=1
   n=$((n + 1))
 done
 echo "api: $n programs run against both libraries"
@@ -152,16 +153,14 @@ cp -L x/usr/lib/{triplet}/librpma.so.0 /t/ref/"
         Ok(e) => c.expect(e.ok(), "the ELF identity (above)"),
         Err(Usage(m)) => c.bad(m),
     }
-    let sources = [
-        "tests-c/api",
-        "tests-c/common",
-        "include",
-        "tests-c/scripts/run-diff.sh",
-    ];
+    let sources = ["tests-c/api", "tests-c/common", "include"];
+    // the chroot is the release's amd64 root, as new as this host's or newer
+    let exe = std::env::current_exe().unwrap_or_else(|_| "xtask".into());
     let copied = succeeds(
         Command::new("cp")
             .arg("-a")
             .args(sources.iter().map(|s| tree.join(s)))
+            .arg(&exe)
             .arg(t.join("src")),
     );
     c.expect(copied, "copying the api programs into the chroot");

@@ -1,0 +1,129 @@
+//! A guest's share of `cargo xtask test` (xtask/src/guest.rs starts it
+//! through softroce/rxe-run). The manifest has a test a line: NAME, LIMIT
+//! (seconds), FLAGS ("slow", "ram", both comma-separated, or -) and a shell
+//! command, tab-separated. Each test's output is printed in one block
+//! between "@@test begin NAME" and "@@test end NAME STATUS" as soon as it
+//! ends; the runner reads them from the console.
+//!
+//! Two lanes share the guest's two CPUs and one queue. The slow tests
+//! (valgrind, fault sweeps: each waits a fixed time for a peer started
+//! under valgrind) run one at a time, first, in the second lane. Each
+//! lane's servers listen in a port range of its own (t_port() in
+//! tests-c/common/rpma_live.c). With persistent memory (RXE_PMEM_NODE) a
+//! test runs with all its memory there, as on a host with pmem, unless
+//! flagged "ram".
+
+use super::status_code;
+use std::collections::VecDeque;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::Instant;
+
+struct Entry {
+    name: String,
+    limit: String,
+    flags: Vec<String>,
+    cmd: String,
+}
+
+impl Entry {
+    fn parse(line: &str) -> Option<Entry> {
+        let mut f = line.splitn(4, '\t');
+        let (name, limit, flags, cmd) = (f.next()?, f.next()?, f.next()?, f.next()?);
+        Some(Entry {
+            name: name.into(),
+            limit: limit.into(),
+            flags: flags.split(',').map(str::to_string).collect(),
+            cmd: cmd.into(),
+        })
+    }
+
+    fn has(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag)
+    }
+}
+
+/// Runs one test, its output in `scratch`; the block the runner reads.
+fn run_test(e: &Entry, port_base: &str, scratch: &Path) -> String {
+    let out_path = scratch.join(format!("{}.out", e.name));
+    let start = Instant::now();
+    let pmem = std::env::var("RXE_PMEM_NODE")
+        .ok()
+        .filter(|n| !n.is_empty() && !e.has("ram"));
+    let membind = pmem.map(|n| format!("--membind={n}"));
+    let mut argv: Vec<&str> = vec!["timeout", "-k", "5", &e.limit];
+    if let Some(m) = &membind {
+        argv.extend(["numactl", m]);
+    }
+    argv.extend(["bash", "-c", &e.cmd]);
+    let rc = fs::File::create(&out_path)
+        .and_then(|f| Ok((f.try_clone()?, f)))
+        .and_then(|(out, err)| {
+            Command::new(argv[0])
+                .args(&argv[1..])
+                .env("RPMA_TEST_PORT_BASE", port_base)
+                .env("RPMA_TEST_PORT_SPAN", "5900")
+                .stdin(Stdio::null())
+                .stdout(out)
+                .stderr(err)
+                .status()
+        })
+        .map_or_else(
+            |e| {
+                let _ = fs::write(&out_path, format!("could not start: {e}\n"));
+                127
+            },
+            status_code,
+        );
+    let mut body = fs::read(&out_path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let _ = fs::remove_file(&out_path);
+    if rc == 124 {
+        body += &format!("timed out after {} s\n", e.limit);
+    }
+    format!(
+        "@@test begin {name}\n{body}({name} took {:.1} s in the guest)\n@@test end {name} {rc}\n",
+        start.elapsed().as_secs_f64(),
+        name = e.name
+    )
+}
+
+pub fn run(manifest: &str) -> u8 {
+    let text = match fs::read_to_string(manifest) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{manifest}: {e}");
+            return 2;
+        }
+    };
+    let entries: Vec<Entry> = text.lines().filter_map(Entry::parse).collect();
+    let (slow, rest): (Vec<&Entry>, Vec<&Entry>) = entries.iter().partition(|e| e.has("slow"));
+    let slow = Mutex::new(VecDeque::from(slow));
+    let rest = Mutex::new(VecDeque::from(rest));
+    let scratch = std::env::temp_dir().join(format!("xtask-suite.{}", std::process::id()));
+    if let Err(e) = fs::create_dir_all(&scratch) {
+        eprintln!("{}: {e}", scratch.display());
+        return 2;
+    }
+    let lane = |queues: &[&Mutex<VecDeque<&Entry>>], port_base: &str| {
+        for q in queues {
+            while let Some(e) = q.lock().unwrap().pop_front() {
+                let block = run_test(e, port_base, &scratch);
+                // one write under the lock: the blocks of two lanes never mix
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(block.as_bytes());
+                let _ = out.flush();
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        s.spawn(|| lane(&[&slow, &rest], "26000"));
+        lane(&[&rest], "20000");
+    });
+    let _ = fs::remove_dir_all(&scratch);
+    0
+}
