@@ -106,7 +106,8 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
         .map_while(Result::ok)
     {
         let line = String::from_utf8_lossy(&line).into_owned();
-        let _ = writeln!(console, "{line}");
+        // the host's clock beside each line: where a guest's time goes
+        let _ = writeln!(console, "{:7.1} {line}", started.elapsed().as_secs_f64());
         if let Some(name) = line.strip_prefix("@@test begin ") {
             current = Some((name.trim().to_string(), String::new()));
         } else if let Some(rest) = line.strip_prefix("@@test end ") {

@@ -111,7 +111,11 @@ pub fn run(manifest: &str) -> u8 {
     }
     let lane = |queues: &[&Mutex<VecDeque<&Entry>>], port_base: &str| {
         for q in queues {
-            while let Some(e) = q.lock().unwrap().pop_front() {
+            loop {
+                // the queue's lock is let go before the test runs (a
+                // `while let` on the lock would hold it through the body)
+                let next = q.lock().unwrap().pop_front();
+                let Some(e) = next else { break };
                 let block = run_test(e, port_base, &scratch);
                 // one write under the lock: the blocks of two lanes never mix
                 let mut out = std::io::stdout().lock();
