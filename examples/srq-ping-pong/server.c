@@ -120,13 +120,12 @@ check_hello(struct server *s, struct rpma_conn_req *req, struct hello_msg *hello
 	return NULL;
 }
 
-/* takes the next connection request and makes it a connection */
+/* takes the next connection request and accepts it */
 static int
 accept_one(struct server *s, struct rpma_ep *ep, const struct rpma_conn_cfg *cfg)
 {
 	struct client_conn *c = &s->c[s->accepted];
 	struct rpma_conn_req *req = NULL;
-	struct rpma_cq *conn_rcq = NULL;
 	struct hello_msg hello;
 	const char *problem;
 	int ret;
@@ -159,8 +158,21 @@ accept_one(struct server *s, struct rpma_ep *ep, const struct rpma_conn_cfg *cfg
 		return 1;
 	}
 	s->accepted++;
-	if (expect_event_within(WHO, c->conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED", EVENT_TIMEOUT_MS))
+	return 0;
+}
+
+/* waits for ESTABLISHED on accepted connection i and learns what it needs of it */
+static int
+establish_one(struct server *s, unsigned i)
+{
+	struct client_conn *c = &s->c[i];
+	struct rpma_cq *conn_rcq = NULL;
+	int ret;
+
+	if (expect_event_within(WHO, c->conn, RPMA_CONN_ESTABLISHED, "ESTABLISHED", EVENT_TIMEOUT_MS)) {
+		fprintf(stderr, WHO ": (connection %u, the %u. request taken)\n", c->hello.index, i + 1);
 		return 1;
+	}
 
 	ret = rpma_conn_get_event_fd(c->conn, &c->event_fd);
 	if (ret) {
@@ -188,7 +200,7 @@ accept_one(struct server *s, struct rpma_ep *ep, const struct rpma_conn_cfg *cfg
 		return 1;
 	}
 	printf(WHO ": connection %u of %u (token 0x%08x) established on QP %u\n",
-			hello.index, hello.count, hello.token, c->qp_num);
+			c->hello.index, c->hello.count, c->hello.token, c->qp_num);
 	return 0;
 }
 
@@ -483,11 +495,22 @@ main(int argc, char *argv[])
 	printf(WHO ": listening on %s:%s, %d receives posted on the SRQ\n", addr, port,
 			RECV_SLOTS);
 
-	/* the first HELLO says how many come; each later one must agree */
+	/*
+	 * The first HELLO says how many come; each later one must agree. All
+	 * are accepted before any ESTABLISHED is awaited: the client's end of
+	 * a connection is made only when the client takes that connection's
+	 * event, and it takes them in its own order, which the requests need
+	 * not arrive in (a lost request comes again seconds later). Waiting
+	 * for one connection before accepting the next could wait for a
+	 * client that waits for this side.
+	 */
 	do {
 		if (accept_one(&s, ep, cfg))
 			goto err_conns;
 	} while (s.accepted < s.count);
+	for (i = 0; i < s.accepted; i++)
+		if (establish_one(&s, i))
+			goto err_conns;
 	printf(WHO ": all %u connections established\n", s.count);
 
 	if (play(&s))
