@@ -15,7 +15,9 @@
 //! - RUN_DIFF_WRAP: a program that runs the binary (qemu-user for another
 //!   architecture's, `cargo xtask check arch`).
 
-use super::status_code;
+use super::env;
+use crate::check::TempDir;
+use crate::pkg::code as status_code;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -46,10 +48,6 @@ impl Side {
     fn summary(&self) -> &str {
         self.out.lines().last().unwrap_or("")
     }
-}
-
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
 fn launch(bin: &str, dir: &str, extra: &[(String, String)], bound: bool) -> Side {
@@ -83,10 +81,12 @@ fn launch(bin: &str, dir: &str, extra: &[(String, String)], bound: bool) -> Side
 
 /// `diff -u` of two texts, for a reader to see where they part.
 fn show_diff(a: &str, b: &str) {
-    let dir = std::env::temp_dir().join(format!("xtask-diff.{}", std::process::id()));
-    let written = std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(dir.join("ours"), a))
-        .and_then(|()| std::fs::write(dir.join("ref"), b));
+    let Ok(tmp) = TempDir::new("diff") else {
+        return;
+    };
+    let dir = tmp.path();
+    let written =
+        std::fs::write(dir.join("ours"), a).and_then(|()| std::fs::write(dir.join("ref"), b));
     if written.is_ok() {
         let _ = Command::new("diff")
             .args(["-u", "--label", "ours", "--label", "C librpma"])
@@ -94,7 +94,6 @@ fn show_diff(a: &str, b: &str) {
             .arg(dir.join("ref"))
             .status();
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 pub fn run(bin: &str, ours: &str, reference: &str) -> u8 {

@@ -11,8 +11,7 @@ mod diff;
 mod suite;
 mod sweep;
 
-use std::os::unix::process::ExitStatusExt;
-use std::process::{ExitCode, ExitStatus};
+use std::process::ExitCode;
 
 const USAGE: &str = "usage (inside a guest; the runner starts these):
   xtask inside suite MANIFEST             a guest's tests, NAME LIMIT FLAGS COMMAND a line
@@ -33,7 +32,7 @@ pub fn main(args: &[String]) -> ExitCode {
     ExitCode::from(code)
 }
 
-/// A shell's view of an exit status: the code, or 128 + the signal.
-fn status_code(s: ExitStatus) -> i32 {
-    s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0))
+/// An environment variable's value, when set and not empty.
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
 }

@@ -13,7 +13,8 @@
 //! test runs with all its memory there, as on a host with pmem, unless
 //! flagged "ram".
 
-use super::status_code;
+use crate::check::TempDir;
+use crate::pkg::code as status_code;
 use std::collections::VecDeque;
 use std::fs;
 use std::io::Write;
@@ -104,11 +105,13 @@ pub fn run(manifest: &str) -> u8 {
     let (slow, rest): (Vec<&Entry>, Vec<&Entry>) = entries.iter().partition(|e| e.has("slow"));
     let slow = Mutex::new(VecDeque::from(slow));
     let rest = Mutex::new(VecDeque::from(rest));
-    let scratch = std::env::temp_dir().join(format!("xtask-suite.{}", std::process::id()));
-    if let Err(e) = fs::create_dir_all(&scratch) {
-        eprintln!("{}: {e}", scratch.display());
-        return 2;
-    }
+    let scratch = match TempDir::new("suite") {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("a scratch folder: {e}");
+            return 2;
+        }
+    };
     let lane = |queues: &[&Mutex<VecDeque<&Entry>>], port_base: &str| {
         for q in queues {
             loop {
@@ -116,7 +119,7 @@ pub fn run(manifest: &str) -> u8 {
                 // `while let` on the lock would hold it through the body)
                 let next = q.lock().unwrap().pop_front();
                 let Some(e) = next else { break };
-                let block = run_test(e, port_base, &scratch);
+                let block = run_test(e, port_base, scratch.path());
                 // one write under the lock: the blocks of two lanes never mix
                 let mut out = std::io::stdout().lock();
                 let _ = out.write_all(block.as_bytes());
@@ -128,6 +131,5 @@ pub fn run(manifest: &str) -> u8 {
         s.spawn(|| lane(&[&slow, &rest], "26000"));
         lane(&[&rest], "20000");
     });
-    let _ = fs::remove_dir_all(&scratch);
     0
 }

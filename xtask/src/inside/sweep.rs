@@ -26,17 +26,16 @@
 //! file), RPMA_TEST_PORT_BASE and RPMA_TEST_PORT_SPAN (the port range of
 //! the lane; see t_port() in tests-c/common/rpma_live.c).
 
-use super::status_code;
+use super::env;
+use crate::check::TempDir;
+use crate::pkg::code as status_code;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn env_or(name: &str, default: &str) -> String {
-    std::env::var(name)
-        .ok()
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| default.to_string())
+    env(name).unwrap_or_else(|| default.to_string())
 }
 
 fn dir_of(lib: &str) -> String {
@@ -58,7 +57,7 @@ struct Sweep {
     supp: Option<String>,
     port_base: u64,
     port_span: u64,
-    work: PathBuf,
+    work: TempDir,
 }
 
 /// How one run at one point ended.
@@ -72,12 +71,11 @@ enum Outcome {
 
 impl Sweep {
     fn out(&self, who: &str, ext: &str) -> PathBuf {
-        self.work.join(format!("{who}.{ext}"))
+        self.work.path().join(format!("{who}.{ext}"))
     }
 
     fn launch(&self, who: &str, n: u64, valgrind: bool, port: u64) -> Option<Child> {
         let mut argv: Vec<String> = Vec::new();
-        let mut cmd;
         if who == self.side && valgrind {
             // valgrind's start alone takes tens of seconds in the TCG
             // guest: no glibc debugging information (slim-debuginfo.sh)
@@ -103,7 +101,7 @@ impl Sweep {
         if who == "client" {
             argv.extend(self.client_args.iter().cloned());
         }
-        cmd = Command::new(&argv[0]);
+        let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..]);
         if who == self.side {
             cmd.env("LD_LIBRARY_PATH", dir_of(&self.fault_lib))
@@ -238,14 +236,18 @@ impl Sweep {
 
 /// A line on stderr that is neither the fault build's nor valgrind's.
 fn has_own_message(err: &str) -> bool {
-    err.lines()
-        .any(|l| !l.is_empty() && !l.starts_with("librpma: fault injection") && !valgrind_line(l))
+    err.lines().any(|l| {
+        !l.is_empty()
+            && !l.starts_with("librpma: fault injection")
+            && after_valgrind_prefix(l).is_none()
+    })
 }
 
-fn valgrind_line(l: &str) -> bool {
-    l.strip_prefix("==")
-        .and_then(|r| r.split_once("=="))
-        .is_some_and(|(pid, _)| pid.bytes().all(|b| b.is_ascii_digit()))
+/// What follows the "==PID==" of one of valgrind's lines; None for
+/// another line.
+fn after_valgrind_prefix(l: &str) -> Option<&str> {
+    let (pid, rest) = l.strip_prefix("==")?.split_once("==")?;
+    pid.bytes().all(|b| b.is_ascii_digit()).then_some(rest)
 }
 
 /// A definite or indirect leak record (valgrind's records are separated
@@ -256,13 +258,9 @@ fn valgrind_line(l: &str) -> bool {
 fn leaks_through_librpma(err: &str) -> bool {
     let mut record = String::new();
     let mut found = false;
-    let stripped = err.lines().map(|l| {
-        if valgrind_line(l) {
-            let rest = &l[l[2..].find("==").map_or(0, |i| i + 4)..];
-            rest.strip_prefix(' ').unwrap_or(rest)
-        } else {
-            l
-        }
+    let stripped = err.lines().map(|l| match after_valgrind_prefix(l) {
+        Some(rest) => rest.strip_prefix(' ').unwrap_or(rest),
+        None => l,
     });
     for l in stripped.chain(std::iter::once("")) {
         if !l.trim().is_empty() {
@@ -312,11 +310,13 @@ pub fn run(pair: &str, side: &str, more: &[&str]) -> u8 {
             .parse()
             .unwrap_or(default)
     };
-    let work = std::env::temp_dir().join(format!("xtask-sweep.{}", std::process::id()));
-    if let Err(e) = fs::create_dir_all(&work) {
-        eprintln!("{}: {e}", work.display());
-        return 2;
-    }
+    let work = match TempDir::new("sweep") {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("sweep: a scratch folder: {e}");
+            return 2;
+        }
+    };
     let s = Sweep {
         pair: pair.into(),
         side,
@@ -327,7 +327,7 @@ pub fn run(pair: &str, side: &str, more: &[&str]) -> u8 {
         fault_lib: env_or("FAULT_LIB", ""),
         plain_lib: env_or("PLAIN_LIB", ""),
         bin_dir: env_or("BIN_DIR", "."),
-        supp: std::env::var("FAULT_SUPP").ok().filter(|v| !v.is_empty()),
+        supp: env("FAULT_SUPP"),
         port_base: num("RPMA_TEST_PORT_BASE", 20000),
         port_span: num("RPMA_TEST_PORT_SPAN", 12000).max(1),
         work,
@@ -396,7 +396,6 @@ pub fn run(pair: &str, side: &str, more: &[&str]) -> u8 {
             }
         }
     }
-    let _ = fs::remove_dir_all(&s.work);
     let mut all: Vec<&str> = args.to_vec();
     if !client_args.is_empty() {
         all.push("--client");

@@ -99,7 +99,7 @@ type Done = Result<(), Stop>;
 
 /// The shell's number for how a program ended: its exit code, or 128 and
 /// the signal that killed it.
-fn code(status: ExitStatus) -> i32 {
+pub(crate) fn code(status: ExitStatus) -> i32 {
     status
         .code()
         .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
