@@ -117,6 +117,7 @@ impl Report {
     }
 
     pub fn finish(self, paths: &Paths) -> bool {
+        const FAILURE_TAIL: usize = 15;
         let done = self.done.into_inner().unwrap();
         let failed: Vec<&Outcome> = done.iter().filter(|o| !o.passed).collect();
         let _ = fs::write(paths.out.join("junit.xml"), crate::junit::xml(&done, paths));
@@ -130,7 +131,15 @@ impl Report {
                 paths.log(&o.test).display()
             );
         }
-        if !failed.is_empty() {
+        if let Some(first) = failed.first() {
+            // CI shows only the end of a run's output: the first failure's
+            // own last lines go there, so that it can be read without its log
+            let log = fs::read_to_string(paths.log(&first.test)).unwrap_or_default();
+            let lines: Vec<&str> = log.lines().collect();
+            println!("\nthe end of {}'s log:", first.test.name);
+            for l in &lines[lines.len().saturating_sub(FAILURE_TAIL)..] {
+                println!("  | {l}");
+            }
             println!();
         }
         println!("JUnit: {}", paths.out.join("junit.xml").display());
