@@ -337,7 +337,7 @@ pub fn run(tree: &Path, args: &[&str]) -> Done {
         }
     }
     // the library as built, before dh_strip: what `make ARCH=...` hands out
-    let lib = src.join("build/lib/librpma.so.0");
+    let lib = src.join("debian/build/lib/librpma.so.0");
     fs::copy(&lib, out.join("librpma.so.0"))
         .map_err(|e| Stop::fail(format!("deb-release: {}: {e}", lib.display())))?;
     say(&format!("{release} {arch}: packages in {}", out.display()));
