@@ -28,6 +28,10 @@ if [ $# -lt 4 ]; then
   sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0" >&2
   exit 2
 fi
+# A process costs about 50 ms in the emulated guests, where this runs a few
+# hundred times a suite: besides the two programs it starts five (mktemp,
+# mkfifo, realpath twice, rm); the waiting, the loader traces and the counters are read
+# with the shell's own commands.
 extra=("${@:5}")
 ip=${RPMA_TESTING_IP:-}
 if [ -z "$ip" ]; then
@@ -44,7 +48,7 @@ if [ -n "${RUN_PAIR_VALGRIND:-}" ]; then
   # (slim-debuginfo.sh), and no inlining records (a report then names only
   # functions that were not inlined, each with its line).
   scale=(EXAMPLE_WAIT_SCALE=4)
-  wrap=("$(dirname "$0")/slim-debuginfo.sh"
+  wrap=("${0%/*}/slim-debuginfo.sh"
         valgrind -q --read-inline-info=no --error-exitcode=99 --leak-check=full --show-leak-kinds=definite
         --errors-for-leak-kinds=definite --suppressions="$RUN_PAIR_VALGRIND")
 fi
@@ -55,7 +59,6 @@ port=$((${RPMA_TEST_PORT_BASE:-20000} + $$ % ${RPMA_TEST_PORT_SPAN:-12000}))
 
 # Each library is named by its own directory (not the one its symlink
 # resolves to), the way CMake lays out ours and the reference.
-lib_dir() { cd "$(dirname "$1")" && pwd; }
 declare -A lib bin dir
 for side in server client; do
   if [ "$side" = server ]; then l=$1 b=$2; else l=$3 b=$4; fi
@@ -68,13 +71,30 @@ for side in server client; do
     echo "run-pair: $side: missing $l or $b" >&2
     exit 2
   fi
-  lib[$side]=$(realpath "$l")
-  dir[$side]=$(lib_dir "$l")
-  bin[$side]=$b
+  case $l in
+    */*) d=${l%/*} ;;
+    *) d=. ;;
+  esac
+  [[ $d == /* ]] || d=$PWD/$d
+  lib[$side]=$l dir[$side]=$d bin[$side]=$b
 done
+libs=()
+for side in server client; do [ "${lib[$side]}" = rust ] || libs+=("${lib[$side]}"); done
+if [ ${#libs[@]} -gt 0 ]; then
+  mapfile -t real <<<"$(realpath -e -- "${libs[@]}")"
+  for side in server client; do
+    [ "${lib[$side]}" = rust ] && continue
+    lib[$side]=${real[0]} real=("${real[@]:1}")
+  done
+fi
 
 work=$(mktemp -d)
-declare -A pid rc
+declare -A pid rc started
+
+# nap SECONDS: a pause without a process (read's time limit on a pipe no
+# one writes to; the guests have no /dev/fd for a process substitution)
+mkfifo "$work/never" && exec {never}<>"$work/never"
+nap() { read -r -t "$1" -u "$never" _; }
 
 # counters: every RDMA device's port counters and its connection manager's
 # message counters, "PATH VALUE" a line (none on a machine without a
@@ -84,15 +104,11 @@ declare -A pid rc
 # shows which connection messages were resent or rejected (cm_tx_retries/*,
 # cm_tx_msgs/rej, cm_rx_msgs/rej; both sides share the guest's device).
 counters() {
-  local f files=()
+  local f v
   # (the connection manager's are under each port since Linux 5.14)
   for f in /sys/class/infiniband/*/ports/*/hw_counters/* /sys/class/infiniband/*/ports/*/cm_*/*; do
-    [ -r "$f" ] && files+=("$f")
+    [ -f "$f" ] && read -r v 2>/dev/null <"$f" && echo "${f#/sys/class/} $v"
   done
-  # one reader for all of them: a process per file costs about 0.1 s in
-  # the emulated guest, 7 s a run for rxe's 60 files
-  [ ${#files[@]} -gt 0 ] || return 0
-  grep -sH '' "${files[@]}" | sed 's|^/sys/class/||; s|:| |'
 }
 counters >"$work/counters.before"
 cleanup() {
@@ -103,49 +119,78 @@ cleanup() {
 trap cleanup EXIT
 
 # start SIDE: run its program in the background, output into $work/SIDE.out
-# and the loader's trace into $work/SIDE.trace.<pid>. `env` execs the
-# program itself, so only the program is traced, not timeout(1).
+# and the loader's trace into $work/SIDE.trace.<pid>. The subshell execs
+# the program, so only the program is traced and $! is the program's.
 start() {
-  local side=$1 role=() vg=("${wrap[@]}")
-  local load=(LD_LIBRARY_PATH="${dir[$side]}")
+  local side=$1 role=() vg=("${wrap[@]}") load=LD_LIBRARY_PATH
   case ${RUN_PAIR_VALGRIND_SIDE:-both} in
     both | "$side") ;;
     *) vg=() ;;
   esac
   case ${RUN_PAIR_PRELOAD:-} in
     '') ;;
-    server | client) [ "$RUN_PAIR_PRELOAD" = "$side" ] && load=(LD_PRELOAD="${lib[$side]}") ;;
-    *) load=(LD_PRELOAD="${lib[$side]}") ;;
+    server | client) [ "$RUN_PAIR_PRELOAD" = "$side" ] && load=LD_PRELOAD ;;
+    *) load=LD_PRELOAD ;;
   esac
-  [ -n "${RUN_PAIR_SYSTEM:-}" ] && load=(-u LD_LIBRARY_PATH -u LD_PRELOAD)
+  [ -n "${RUN_PAIR_SYSTEM:-}" ] && load=
   if [ "${lib[$side]}" = rust ]; then
-    load=(-u LD_LIBRARY_PATH -u LD_PRELOAD) role=("$side")
+    load= role=("$side")
   fi
-  timeout -k 5 "$limit" env "${load[@]}" "${scale[@]}" \
-    LD_DEBUG=files LD_DEBUG_OUTPUT="$work/$side.trace" \
-    "${vg[@]}" "${bin[$side]}" "${role[@]}" "$ip" "$port" "${extra[@]}" >"$work/$side.out" 2>&1 </dev/null &
-  pid[$side]=$!
+  (
+    case $load in
+      LD_LIBRARY_PATH) export LD_LIBRARY_PATH="${dir[$side]}" ;;
+      LD_PRELOAD) export LD_PRELOAD="${lib[$side]}" ;;
+      *) unset LD_LIBRARY_PATH LD_PRELOAD ;;
+    esac
+    export "${scale[@]}" LD_DEBUG=files LD_DEBUG_OUTPUT="$work/$side.trace"
+    exec "${vg[@]}" "${bin[$side]}" "${role[@]}" "$ip" "$port" "${extra[@]}"
+  ) >"$work/$side.out" 2>&1 </dev/null &
+  pid[$side]=$! started[$side]=${EPOCHREALTIME%[.,]*}
 }
 
-# finish SIDE: wait for its program and keep the exit status
+# finish SIDE: wait for its program and keep the exit status; past the
+# limit it is stopped as timeout(1) -k 5 would (TERM, KILL 5 s later,
+# status 124)
 finish() {
-  local side=$1
-  wait "${pid[$side]}"
+  local side=$1 p end now over=
+  p=${pid[$side]} end=$((started[$side] + limit))
+  while kill -0 "$p" 2>/dev/null; do
+    now=${EPOCHREALTIME%[.,]*}
+    if [ "$now" -ge $((end + 5)) ]; then
+      kill -KILL "$p" 2>/dev/null
+    elif [ "$now" -ge "$end" ] && [ -z "$over" ]; then
+      kill -TERM "$p" 2>/dev/null
+      over=1
+    fi
+    nap 0.05
+  done
+  wait "$p"
   rc[$side]=$?
+  [ -n "$over" ] && rc[$side]=124
   unset "pid[$side]"
+}
+
+# has FILE TEXT: whether a line of FILE holds TEXT
+has() {
+  local l
+  [ -r "$1" ] || return 1
+  while IFS= read -r l || [ -n "$l" ]; do
+    [[ $l == *"$2"* ]] && return 0
+  done <"$1"
+  return 1
 }
 
 start server
 # Wait for the listening line; give up when the server is gone or the
 # limit passed (then the client is not started at all).
 ready=0
-for _ in $(seq $((limit * 10))); do
-  if grep -q "listening" "$work/server.out" 2>/dev/null; then
+while [ "${EPOCHREALTIME%[.,]*}" -lt $((started[server] + limit)) ]; do
+  if has "$work/server.out" listening; then
     ready=1
     break
   fi
   kill -0 "${pid[server]}" 2>/dev/null || break
-  sleep 0.1
+  nap 0.02
 done
 if [ $ready -eq 1 ]; then
   start client
@@ -156,12 +201,35 @@ else
 fi
 finish server
 
-# served SIDE: prints which librpma.so.0 the loader initialised for SIDE
-# and fails unless it is the one that was asked for
+# what each side's loader initialised: the first librpma.so.0 (init[SIDE]),
+# and whether libibverbs.so.1 was among them (ibv[SIDE])
+declare -A init ibv
+for side in server client; do
+  init[$side]= ibv[$side]=
+  for f in "$work/$side.trace".*; do
+    [ -r "$f" ] || continue
+    while IFS= read -r l; do
+      case $l in
+        *"calling init: "*librpma.so.0) [ -n "${init[$side]}" ] || init[$side]=${l##*calling init: } ;;
+        *"calling init: "*libibverbs.so.1) ibv[$side]=1 ;;
+      esac
+    done <"$f"
+  done
+done
+loaded=()
+for side in server client; do [ -n "${init[$side]}" ] && loaded+=("${init[$side]}"); done
+if [ ${#loaded[@]} -gt 0 ]; then
+  mapfile -t real <<<"$(realpath -m -- "${loaded[@]}")"
+  for side in server client; do
+    [ -n "${init[$side]}" ] || continue
+    init[$side]=${real[0]} real=("${real[@]:1}")
+  done
+fi
+
+# served SIDE: prints which librpma.so.0 served SIDE and fails unless it
+# is the one that was asked for
 served() {
-  local side=$1 loaded
-  loaded=$(cat "$work/$side.trace".* 2>/dev/null |
-    sed -n 's/.*calling init: \(.*librpma\.so\.0\)$/\1/p' | head -1)
+  local side=$1 loaded=${init[$1]}
   if [ "${lib[$side]}" = rust ]; then
     # the trace must exist (the program ran under the loader) and name
     # libibverbs, yet no librpma.so.0
@@ -169,7 +237,7 @@ served() {
       echo "$loaded (a Rust program must load no librpma.so.0)"
       return 1
     fi
-    if ! cat "$work/$side.trace".* 2>/dev/null | grep -q 'calling init: .*libibverbs\.so\.1$'; then
+    if [ -z "${ibv[$side]}" ]; then
       echo "nothing (no loader trace with libibverbs.so.1)"
       return 1
     fi
@@ -180,18 +248,15 @@ served() {
     echo "no librpma"
     return 1
   fi
-  loaded=$(realpath "$loaded")
   echo "$loaded"
   [ "$loaded" = "${lib[$side]}" ]
 }
 
 status=0
 for side in server client; do
-  by=$(served $side)
-  ok=$?
   line="run-pair: $side exit ${rc[$side]}"
   [ "${rc[$side]}" = 124 ] && line="$line (timed out after $limit s)"
-  if [ $ok -eq 0 ]; then
+  if by=$(served $side); then
     line="$line, served by $by"
   else
     line="$line, served by $by but expected ${lib[$side]}"
@@ -208,6 +273,7 @@ if [ $status -ne 0 ] && [ -s "$work/counters.before" ]; then
 fi
 for side in server client; do
   echo "---- $side output ----"
-  cat "$work/$side.out" 2>/dev/null
+  [ -r "$work/$side.out" ] || continue
+  while IFS= read -r l || [ -n "$l" ]; do printf '%s\n' "$l"; done <"$work/$side.out"
 done
 exit $status
