@@ -28,10 +28,9 @@ if [ $# -lt 4 ]; then
   sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0" >&2
   exit 2
 fi
-# A process costs about 50 ms in the emulated guests, where this runs a few
-# hundred times a suite: besides the two programs it starts five (mktemp,
-# mkfifo, realpath twice, rm); the waiting, the loader traces and the counters are read
-# with the shell's own commands.
+# A process costs about 50 ms in the emulated guests, where this runs
+# hundreds of times a suite: besides the two programs it starts four
+# (mktemp, mkfifo, realpath, rm) and reads with the shell's own commands.
 extra=("${@:5}")
 ip=${RPMA_TESTING_IP:-}
 if [ -z "$ip" ]; then
@@ -71,22 +70,11 @@ for side in server client; do
     echo "run-pair: $side: missing $l or $b" >&2
     exit 2
   fi
-  case $l in
-    */*) d=${l%/*} ;;
-    *) d=. ;;
-  esac
+  d=${l%/*}
+  [[ $l == */* ]] || d=.
   [[ $d == /* ]] || d=$PWD/$d
   lib[$side]=$l dir[$side]=$d bin[$side]=$b
 done
-libs=()
-for side in server client; do [ "${lib[$side]}" = rust ] || libs+=("${lib[$side]}"); done
-if [ ${#libs[@]} -gt 0 ]; then
-  mapfile -t real <<<"$(realpath -e -- "${libs[@]}")"
-  for side in server client; do
-    [ "${lib[$side]}" = rust ] && continue
-    lib[$side]=${real[0]} real=("${real[@]:1}")
-  done
-fi
 
 work=$(mktemp -d)
 declare -A pid rc started
@@ -123,19 +111,14 @@ trap cleanup EXIT
 # the program, so only the program is traced and $! is the program's.
 start() {
   local side=$1 role=() vg=("${wrap[@]}") load=LD_LIBRARY_PATH
-  case ${RUN_PAIR_VALGRIND_SIDE:-both} in
-    both | "$side") ;;
-    *) vg=() ;;
-  esac
+  case ${RUN_PAIR_VALGRIND_SIDE:-both} in both | "$side") ;; *) vg=() ;; esac
   case ${RUN_PAIR_PRELOAD:-} in
     '') ;;
     server | client) [ "$RUN_PAIR_PRELOAD" = "$side" ] && load=LD_PRELOAD ;;
     *) load=LD_PRELOAD ;;
   esac
   [ -n "${RUN_PAIR_SYSTEM:-}" ] && load=
-  if [ "${lib[$side]}" = rust ]; then
-    load= role=("$side")
-  fi
+  [ "${lib[$side]}" = rust ] && load= role=("$side")
   (
     case $load in
       LD_LIBRARY_PATH) export LD_LIBRARY_PATH="${dir[$side]}" ;;
@@ -201,8 +184,8 @@ else
 fi
 finish server
 
-# what each side's loader initialised: the first librpma.so.0 (init[SIDE]),
-# and whether libibverbs.so.1 was among them (ibv[SIDE])
+# what each side's loader initialised: the first librpma.so.0, and
+# whether libibverbs.so.1 was among them
 declare -A init ibv
 for side in server client; do
   init[$side]= ibv[$side]=
@@ -210,56 +193,34 @@ for side in server client; do
     [ -r "$f" ] || continue
     while IFS= read -r l; do
       case $l in
-        *"calling init: "*librpma.so.0) [ -n "${init[$side]}" ] || init[$side]=${l##*calling init: } ;;
+        *"calling init: "*librpma.so.0) init[$side]=${init[$side]:-${l##*calling init: }} ;;
         *"calling init: "*libibverbs.so.1) ibv[$side]=1 ;;
       esac
     done <"$f"
   done
 done
-loaded=()
-for side in server client; do [ -n "${init[$side]}" ] && loaded+=("${init[$side]}"); done
-if [ ${#loaded[@]} -gt 0 ]; then
-  mapfile -t real <<<"$(realpath -m -- "${loaded[@]}")"
-  for side in server client; do
-    [ -n "${init[$side]}" ] || continue
-    init[$side]=${real[0]} real=("${real[@]:1}")
-  done
-fi
+# the libraries asked for and those initialised, resolved at once
+mapfile -t real <<<"$(realpath -m -- "${lib[server]}" "${init[server]:-/}" "${lib[client]}" "${init[client]:-/}")"
 
-# served SIDE: prints which librpma.so.0 served SIDE and fails unless it
-# is the one that was asked for
-served() {
-  local side=$1 loaded=${init[$1]}
+status=0 i=0
+for side in server client; do
+  want=${real[i]} got=${init[$side]:+${real[i + 1]}} i=$((i + 2))
   if [ "${lib[$side]}" = rust ]; then
     # the trace must exist (the program ran under the loader) and name
     # libibverbs, yet no librpma.so.0
-    if [ -n "$loaded" ]; then
-      echo "$loaded (a Rust program must load no librpma.so.0)"
-      return 1
-    fi
-    if [ -z "${ibv[$side]}" ]; then
-      echo "nothing (no loader trace with libibverbs.so.1)"
-      return 1
-    fi
-    echo "the rpma crate linked into the program (no librpma.so.0)"
-    return 0
-  fi
-  if [ -z "$loaded" ]; then
-    echo "no librpma"
-    return 1
-  fi
-  echo "$loaded"
-  [ "$loaded" = "${lib[$side]}" ]
-}
-
-status=0
-for side in server client; do
-  line="run-pair: $side exit ${rc[$side]}"
-  [ "${rc[$side]}" = 124 ] && line="$line (timed out after $limit s)"
-  if by=$(served $side); then
-    line="$line, served by $by"
+    want=rust
+    if [ -n "$got" ]; then by="$got (a Rust program must load no librpma.so.0)"
+    elif [ -z "${ibv[$side]}" ]; then by="nothing (no loader trace with libibverbs.so.1)"
+    else by="the rpma crate linked into the program (no librpma.so.0)" got=rust; fi
   else
-    line="$line, served by $by but expected ${lib[$side]}"
+    by=${got:-no librpma}
+  fi
+  line="run-pair: $side exit ${rc[$side]}"
+  [ "${rc[$side]}" = 124 ] && line+=" (timed out after $limit s)"
+  if [ "$got" = "$want" ]; then
+    line+=", served by $by"
+  else
+    line+=", served by $by but expected $want"
     status=1
   fi
   [ "${rc[$side]}" = 0 ] || status=1
