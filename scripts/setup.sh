@@ -109,7 +109,9 @@ apt_install() {
 # Two runs at once (the runner's arch tests start it side by side) would
 # race for apt's lock: one at a time, each looking after the other is done.
 if [ -z "$print_only" ] && [ "$(id -u)" = 0 ]; then
-  exec {lock}>/run/lock/rpma-rs-setup.lock && flock "$lock"
+  lockdir=/run/lock
+  [ -d "$lockdir" ] || lockdir=/tmp
+  exec {lock}>"$lockdir/rpma-rs-setup.lock" && flock "$lock"
 fi
 mapfile -t missing < <(not_installed $(printf '%s\n' "${wanted[@]}" | awk '!seen[$0]++'))
 if [ -n "$print_only" ]; then
