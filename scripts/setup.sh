@@ -106,11 +106,10 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-# Two runs at once (the runner's arch tests start it side by side) would
-# race for apt's lock: one at a time, each looking after the other is done.
+# One run at a time, each looking after the last is done: the runner's arch
+# tests start it side by side, and two would race for apt's lock.
 if [ -z "$print_only" ] && [ "$(id -u)" = 0 ]; then
-  lockdir=/run/lock
-  [ -d "$lockdir" ] || lockdir=/tmp
+  lockdir=/run/lock && [ -d "$lockdir" ] || lockdir=/tmp
   exec {lock}>"$lockdir/rpma-rs-setup.lock" && flock "$lock"
 fi
 mapfile -t missing < <(not_installed $(printf '%s\n' "${wanted[@]}" | awk '!seen[$0]++'))

@@ -28,7 +28,6 @@ cd "$(dirname "$0")/../.."
 say() { echo "arch-live: $*" >&2; }
 
 lib=build/deb-$release-$arch/librpma.so.0
-# (the runner's arch.bookworm-arm64 builds it; alone, this does)
 [ -f "$lib" ] || make --no-print-directory cross RELEASE="$release" ARCH="$arch" >&2
 triplet=aarch64-linux-gnu
 command -v $triplet-gcc >/dev/null || { say "no $triplet-gcc (gcc-aarch64-linux-gnu)"; exit 1; }
@@ -65,7 +64,8 @@ for dir in examples/*/; do
     done
   done
 done
-# the Rust programs, built in a copy of the cross chroot
+# the Rust programs, built in a copy of the cross chroot by its own cargo
+# (not the CARGO cargo xtask exports: this machine's)
 chroot_root=${RXE_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/librpma-rs}/deb-$release-$arch/root
 [ -d "$chroot_root/usr" ] || { say "no cross chroot $chroot_root: run make deb ARCH=$arch RELEASE=$release"; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/arch-live.XXXXXX")
@@ -77,7 +77,6 @@ git ls-files -z -co --exclude-standard | tar -c --null -T - | tar -x -C "$work/r
 cp /etc/resolv.conf "$work/root/etc/resolv.conf"
 mkdir -p "$work/root/etc/ssl/certs" && cp /etc/ssl/certs/ca-certificates.crt "$work/root/etc/ssl/certs/"
 rust_target=aarch64-unknown-linux-gnu
-# (CARGO: the chroot's own; cargo xtask's environment names this machine's)
 chroot "$work/root" env HOME=/root CARGO=cargo SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
   CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$triplet-gcc RUST_BINS_TARGET=$rust_target \
   make -C /build/rpma-rs --no-print-directory rust-bins BUILD=/build >&2

@@ -78,7 +78,6 @@ done
 
 work=$(mktemp -d)
 declare -A pid rc started
-
 # nap SECONDS: a pause without a process (read's time limit on a pipe no
 # one writes to; the guests have no /dev/fd for a process substitution)
 mkfifo "$work/never" && exec {never}<>"$work/never"
