@@ -40,6 +40,7 @@ impl Paths {
             .replace("{fault}", &format!("{r}/build/fault"))
             .replace("{rust}", &format!("{r}/build/rust"))
             .replace("{c12}", c12.as_deref().unwrap_or("{c12}"))
+            .replace("{qemu-lock}", guest::QEMU_LOCK)
     }
 
     pub fn log(&self, t: &Test) -> PathBuf {
