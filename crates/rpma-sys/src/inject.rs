@@ -25,7 +25,7 @@ macro_rules! faulty {
     };
     (@call $name:ident ($($arg:ident),*) release $how:ident) => {{
         // SAFETY: the caller upholds the wrapped function's contract.
-        let ret = unsafe { raw::$name($($arg),*) };
+        let ret = unsafe { $crate::verbs::$name($($arg),*) };
         if $crate::fault::hit(stringify!($name)) {
             faulty!(@fail $how)
         } else {
@@ -37,7 +37,7 @@ macro_rules! faulty {
             return faulty!(@fail $how);
         }
         // SAFETY: the caller upholds the wrapped function's contract.
-        unsafe { raw::$name($($arg),*) }
+        unsafe { $crate::verbs::$name($($arg),*) }
     }};
     (@fail null) => {{
         $crate::inject::set_errno($crate::fault::ERRNO);

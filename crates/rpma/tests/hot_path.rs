@@ -20,7 +20,8 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
         } else if path.extension().is_some_and(|e| e == "rs")
             // bindgen's output describes C's types (pthread_mutex_t among
             // them); it holds no code of ours.
-            && !path.to_string_lossy().contains("rpma-sys/src/bindings/")
+            && !path.to_string_lossy().contains("rpma-sys/src/bindings.rs")
+            && !path.to_string_lossy().contains("rpma-sys/src/layout.rs")
         {
             out.push(path);
         }
