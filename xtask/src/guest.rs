@@ -2,16 +2,13 @@
 //! `xtask inside suite` in it), reported as each ends.
 
 use crate::list::{Stack, Test};
-use crate::run::{judge, Outcome, Paths, Report};
+use crate::outcome::{judge, Outcome, Paths, Report, QEMU_LOCK};
 use std::collections::HashMap;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
-
-/// Held by whoever runs a QEMU guest: the machine has room for one.
-pub const QEMU_LOCK: &str = "/tmp/librpma-qemu.lock";
 
 fn fail_all(tests: &[&Test], report: &Report, note: &str) {
     for t in tests {

@@ -1,8 +1,15 @@
 //! The results as JUnit XML, for CI tools.
 
 use crate::list::Stack;
-use crate::run::{Outcome, Paths};
-use std::fs;
+
+/// One test's result, as JUnit reports it.
+pub struct Case<'a> {
+    pub stack: Stack,
+    pub name: &'a str,
+    pub secs: f64,
+    /// For a failure: why, and the end of its log.
+    pub failure: Option<(&'a str, String)>,
+}
 
 fn escape(s: &str) -> String {
     s.chars()
@@ -17,37 +24,34 @@ fn escape(s: &str) -> String {
         .collect()
 }
 
-pub fn xml(done: &[Outcome], paths: &Paths) -> String {
-    let failures = done.iter().filter(|o| !o.passed).count();
+pub fn xml(done: &[Case]) -> String {
+    let failures = done.iter().filter(|c| c.failure.is_some()).count();
     let mut x = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"librpma\" tests=\"{}\" failures=\"{failures}\">\n", done.len());
     for st in Stack::ALL {
-        let mine: Vec<&Outcome> = done.iter().filter(|o| o.test.stack == st).collect();
+        let mine: Vec<&Case> = done.iter().filter(|c| c.stack == st).collect();
         if mine.is_empty() {
             continue;
         }
-        let f = mine.iter().filter(|o| !o.passed).count();
-        let secs: f64 = mine.iter().map(|o| o.secs).sum();
+        let f = mine.iter().filter(|c| c.failure.is_some()).count();
+        let secs: f64 = mine.iter().map(|c| c.secs).sum();
         x += &format!(
             "  <testsuite name=\"{st}\" tests=\"{}\" failures=\"{f}\" time=\"{secs:.1}\">\n",
             mine.len()
         );
-        for o in mine {
+        for c in mine {
             x += &format!(
                 "    <testcase classname=\"{st}\" name=\"{}\" time=\"{:.1}\"",
-                escape(&o.test.name),
-                o.secs
+                escape(c.name),
+                c.secs
             );
-            if o.passed {
+            let Some((note, tail)) = &c.failure else {
                 x += "/>\n";
                 continue;
-            }
-            let log = fs::read_to_string(paths.log(&o.test)).unwrap_or_default();
-            let tail: Vec<&str> = log.lines().rev().take(200).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            };
             x += &format!(
                 ">\n      <failure message=\"{}\"/>\n      <system-out>{}</system-out>\n    </testcase>\n",
-                escape(&o.note),
-                escape(&tail.join("\n"))
+                escape(note),
+                escape(tail)
             );
         }
         x += "  </testsuite>\n";

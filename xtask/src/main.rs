@@ -10,6 +10,7 @@ mod junit;
 mod list;
 mod mutants;
 mod net;
+mod outcome;
 mod pkg;
 mod run;
 
@@ -188,7 +189,7 @@ fn main() -> ExitCode {
         }
     };
     if !a.test && a.verbose {
-        let paths = run::Paths {
+        let paths = outcome::Paths {
             out: root.join("build/xtask"),
             root,
         };
@@ -253,7 +254,7 @@ fn main() -> ExitCode {
             );
         }
     }
-    let paths = run::Paths {
+    let paths = outcome::Paths {
         out: root.join("build/xtask"),
         root,
     };

@@ -1,20 +1,10 @@
 use std::ffi::{c_char, c_int, CStr};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 
-use crate::types::{LogFunctionArg, LogLevelArg, LogThresholdArg};
+use crate::types::{LogFunction, LogFunctionArg, LogLevelArg, LogThresholdArg};
 use crate::{boundary, out, put};
 use rpma::error::{Error, Result};
 use rpma::log::{self, Level, Op, Record, Sink, Threshold};
-
-/// A user log function: `rpma_log_function` of the C API.
-pub type LogFunction = unsafe extern "C" fn(
-    level: c_int,
-    file_name: *const c_char,
-    line_no: c_int,
-    function_name: *const c_char,
-    message_format: *const c_char,
-    ...
-);
 
 /// The user's `rpma_log_function`, as an address (0: none set yet). The
 /// core's sink is [`C_SINK`] while one is installed.

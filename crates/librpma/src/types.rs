@@ -7,9 +7,17 @@
 //! wrapper to its `enum rpma_*` type.
 #![allow(non_camel_case_types)]
 
-use std::ffi::c_int;
+use std::ffi::{c_char, c_int};
 
-use crate::log::LogFunction;
+/// A user log function: `rpma_log_function` of the C API.
+pub type LogFunction = unsafe extern "C" fn(
+    level: c_int,
+    file_name: *const c_char,
+    line_no: c_int,
+    function_name: *const c_char,
+    message_format: *const c_char,
+    ...
+);
 
 /// Reserved; no function uses it.
 pub const RPMA_W_WAIT_FOR_COMPLETION: c_int = 1;

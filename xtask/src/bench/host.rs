@@ -43,7 +43,7 @@ pub fn boot(
         Command::new(rxe_run)
     } else {
         let mut c = Command::new("flock");
-        c.arg(crate::guest::QEMU_LOCK).arg(rxe_run);
+        c.arg(crate::outcome::QEMU_LOCK).arg(rxe_run);
         c
     };
     cmd.arg(line.join(" "))

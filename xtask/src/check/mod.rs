@@ -27,7 +27,7 @@ pub const USAGE: &str = "usage: cargo xtask check NAME [ARGS...]
   readme-table ROOT OURS.so REF.so    README.md's Status table is current
   readme-table --print OURS.so REF.so   ... that table, to paste there
   install ROOT                        make install, pkg-config and CMake consumers
-  module-deps [SRC_DIR]               no import cycle among the core's modules
+  module-deps [SRC_DIR...]            no import cycle among any crate's modules
   package                             rpma and rpma-sys are ready for crates.io
   deb ROOT [DEB-DIR]                  make deb's packages against Debian's
   deb-install ROOT [DEB-DIR]          ours installed over Debian's in a guest, and back

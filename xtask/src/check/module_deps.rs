@@ -1,7 +1,7 @@
-//! `check module-deps [SRC_DIR]` (default: crates/rpma/src): prints the
-//! import graph among the core crate's top-level modules, one "module
-//! dependency" pair per line, and fails when the graph has a cycle
-//! (coreutils' tsort finds it and names the modules on it).
+//! `check module-deps [SRC_DIR...]` (default: every crate's, the xtask's
+//! included): prints the import graph among each crate's top-level
+//! modules, one "module dependency" pair per line, and fails when a graph
+//! has a cycle (coreutils' tsort finds it and names the modules on it).
 //!
 //! A module is a file or directory directly under SRC_DIR; a dependency is
 //! a `crate::NAME` path outside a comment (doc links do not count: they
@@ -14,17 +14,34 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// The source folders checked when none is named.
+const CRATES: [&str; 4] = [
+    "crates/rpma/src",
+    "crates/rpma-sys/src",
+    "crates/librpma/src",
+    "xtask/src",
+];
+
 pub fn run(a: &[&str]) -> Result<Checks, Usage> {
-    let src = match a {
-        [] => super::repo_root().join("crates/rpma/src"),
-        [dir] => PathBuf::from(dir),
-        _ => return Err(Usage("expected [SRC_DIR]".into())),
+    let dirs: Vec<PathBuf> = if a.is_empty() {
+        CRATES.iter().map(|d| super::repo_root().join(d)).collect()
+    } else {
+        a.iter().map(PathBuf::from).collect()
     };
     let mut c = Checks::default();
+    for src in &dirs {
+        println!("# {}", src.display());
+        check(src, &mut c);
+    }
+    Ok(c)
+}
+
+/// One crate's graph.
+fn check(src: &Path, c: &mut Checks) {
     let mut files = Vec::new();
-    if let Err(e) = rust_files(&src, Path::new(""), &mut files) {
+    if let Err(e) = rust_files(src, Path::new(""), &mut files) {
         c.bad(format!("{}: {e}", src.display()));
-        return Ok(c);
+        return;
     }
     // every module is a node, even one that imports nothing: "m m"
     let mut pairs = BTreeSet::new();
@@ -57,11 +74,14 @@ pub fn run(a: &[&str]) -> Result<Checks, Usage> {
     match tsort(&input) {
         Ok(()) => {
             let modules: BTreeSet<&String> = pairs.iter().map(|(m, _)| m).collect();
-            eprintln!("no import cycle among {} modules", modules.len());
+            eprintln!(
+                "{}: no import cycle among {} modules",
+                src.display(),
+                modules.len()
+            );
         }
-        Err(e) => c.bad(format!("import cycle among the core's modules:\n{e}")),
+        Err(e) => c.bad(format!("import cycle in {}:\n{e}", src.display())),
     }
-    Ok(c)
 }
 
 /// The .rs files under `dir`, relative to the source folder.

@@ -22,7 +22,7 @@ use super::{
     Done, Stop, RELEASES,
 };
 use crate::check::{glob, TempDir};
-use crate::guest::QEMU_LOCK;
+use crate::outcome::QEMU_LOCK;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
