@@ -42,7 +42,7 @@ const USAGE: &str = "usage:
 FILTER    a test name's part, or a glob with * (any of them)
 --stack   host, bookworm, trixie, bookworm-siw, trixie-siw, rxe, siw, all
           (alone, every suite's tests there)
---suite   check (the default), siw, all
+--suite   check (the default), siw, arch, sweep, debian, bench, all
 --lib     ours, ref, rust, fault: the tests that run that library
 --no-build  run what is built (cargo xtask test builds what is needed first)
 -v        list each test on each stack with its command
