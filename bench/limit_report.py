@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """limit_report.py FILE... [--plots DIR] -- the tables and plots of `cargo xtask bench limit`
 
-Reads RESULT lines (lib=verbs|c|ours round= case= size= qd= ops_s= mb_s=
+Reads RESULT lines (lib=verbs|c|ours|rust round= case= size= qd= ops_s= mb_s=
 cpu_us_op= [p50_us= p99_us=]) and LAT lines (lib=verbs round= case= size=
 p50_us= p99_us=), pooling the rounds of every file, and prints one table
 per case: for each size and QD the median bandwidth of each contender, the
@@ -12,7 +12,8 @@ writes DIR/latency-<case>.png (p50 at QD 1 against size) and
 DIR/bandwidth-<case>.png (MB/s at QD 16 against size), three lines each,
 with gnuplot. The scale rows (scale_write, scale_srq: QD is the number of
 connections) get a table of throughput and set-up time per connection
-against the number of connections, and DIR/connections.png. --compact prints one table for all
+against the number of connections, and DIR/connections.png. The Rust
+API's client (lib=rust) gets a table of its own beside the C face. --compact prints one table for all
 of write, read, send and flush instead (a row per case and size, QD 1 and
 16 side by side), as BENCHMARKS.md shows it.
 """
@@ -227,6 +228,28 @@ def plots(runs, lat, outdir):
     print("\nplots: %s/{latency,bandwidth}-<case>.png" % outdir)
 
 
+def rust_api(runs):
+    """The Rust API's client (lib=rust) beside the C face of the same library
+    (ours), C and raw verbs: a table for every row it ran."""
+    keys = sorted(k for k in runs if "rust" in runs[k])
+    if not keys:
+        return
+    print("\nthe Rust API (rust) beside the C face (ours)\n")
+    head = ["case", "size", "QD", "rust MB/s", "ours MB/s", "rust/ours", "rust/C", "rust/verbs",
+            "rounds rust ahead of ours", "p50 us ours/rust"]
+    rows = []
+    for key in keys:
+        case, size, qd = key
+        r = runs[key]
+        won, n = ahead(r, "rust", "ours", "ops_s")
+        rows.append([case, size_name(size), qd, fmt(median_of(r, "rust", "mb_s")),
+                     fmt(median_of(r, "ours", "mb_s")), fmt(ratio(r, "rust", "ours", "ops_s")),
+                     fmt(ratio(r, "rust", "c", "ops_s")), fmt(ratio(r, "rust", "verbs", "mb_s")),
+                     "%d of %d" % (won, n),
+                     "/".join(fmt(median_of(r, lib, "p50_us")) for lib in ("ours", "rust"))])
+    table(head, rows)
+
+
 def main(argv):
     args, outdir, short = [], None, False
     it = iter(argv[1:])
@@ -245,6 +268,7 @@ def main(argv):
         compact(runs, lat)
     else:
         report(runs, lat)
+    rust_api(runs)
     scale(runs)
     connections(runs)
     if outdir:

@@ -39,6 +39,33 @@ impl Tree {
     }
 }
 
+/// The Rust API's client (crates/rpma/benches/rpma_bench.rs) beside
+/// rpma-bench: `bin`'s folder, `rpma-bench-rs`.
+pub fn rust_bin(bin: &Path) -> PathBuf {
+    bin.with_file_name("rpma-bench-rs")
+}
+
+/// Builds the Rust API's client as cargo bench builds it (the release
+/// profile) and copies it beside rpma-bench.
+fn build_rust(t: &Tree) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["bench", "-p", "rpma", "--bench", "rpma_bench", "--no-run"])
+        .current_dir(&t.root)
+        .output()
+        .map_err(|e| format!("cargo bench: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    let exe = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Executable benches/rpma_bench.rs ("))
+        .and_then(|l| l.strip_suffix(')'))
+        .filter(|_| out.status.success())
+        .ok_or_else(|| format!("cargo bench --no-run failed:\n{text}"))?;
+    let dst = rust_bin(&t.bin());
+    fs::copy(t.root.join(exe), &dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+    Ok(())
+}
+
 pub fn host() -> Result<u8, String> {
     let t = Tree::new();
     fs::create_dir_all(&t.build).map_err(|e| format!("{}: {e}", t.build.display()))?;
@@ -126,5 +153,6 @@ pub fn build(t: &Tree, headers: Option<&Path>) -> Result<(), String> {
         "-o".into(),
         t.build.join("verbs-bench").to_string_lossy().into_owned(),
     ]);
-    gcc(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    gcc(&args.iter().map(String::as_str).collect::<Vec<_>>())?;
+    build_rust(t)
 }

@@ -8,6 +8,7 @@ use super::proc::{command, field, last_line, print_tail, read, timeout};
 use super::servers::{libs, Lib, Pin, Servers};
 use super::{count, host, rows, Opts};
 use std::fs;
+use std::path::Path;
 use std::process::Stdio;
 
 pub const HELP: &str = "\
@@ -17,8 +18,11 @@ Ours against the physical limit: raw verbs (perftest; bench/verbs-bench.c
 where perftest has no such test), Debian's C librpma and ours on the same
 SoftRoCE device in one boot, for write, read, send and write+flush, 64 B
 to 1 MiB in powers of 4, QD 1 and 16; then of the libraries alone
-registration, connection set-up and 1 to 64 connections. The contenders'
-order rotates from round to round (verbs c ours, c ours verbs, ours verbs c).
+the atomic write, registration, connection set-up and 1 to 64
+connections. The Rust API's client (crates/rpma/benches/rpma_bench.rs,
+lib=rust) runs write, read, send, flush and the atomic write against our
+library's server. The contenders' order rotates from round to round
+(verbs c ours rust, c ours rust verbs, ...).
 The RESULT/LAT/FAIL lines go to FILE (default build/bench/limit.txt);
 bench/limit_report.py prints the table (ratios to raw verbs and to C) and
 writes the plots (PNG, gnuplot) to DIR (default build/bench/plots).
@@ -121,13 +125,16 @@ pub fn guest(ctx: &Ctx, rounds: u64, secs: u64, sel: &[String]) -> Result<u8, St
         Err(_) => return Ok(1),
     };
     let verbs_bench_rw = std::env::var("RPMA_BENCH_VERBS").is_ok_and(|v| v == "verbs-bench");
-    let orders = [
-        ["verbs", "c", "ours"],
-        ["c", "ours", "verbs"],
-        ["ours", "verbs", "c"],
-    ];
+    // the Rust API's client joins when it was built (bench build)
+    let rust = super::build::rust_bin(&ctx.bin);
+    let mut contenders = vec!["verbs", "c", "ours"];
+    if rust.exists() {
+        contenders.push("rust");
+    }
     for round in 1..=rounds {
-        let order = orders[((round - 1) % 3) as usize];
+        // each round starts one contender later than the one before
+        let mut order = contenders.clone();
+        order.rotate_left(((round - 1) as usize) % contenders.len());
         println!(
             "limit-guest: round {round} of {rounds} ({} rows, {}) at {} s",
             sel.len(),
@@ -144,11 +151,18 @@ pub fn guest(ctx: &Ctx, rounds: u64, secs: u64, sel: &[String]) -> Result<u8, St
                 qd,
                 secs,
             };
-            for l in order {
-                let lib_only = ["mr", "conn"].contains(&r.case) || r.case.starts_with("scale_");
-                if l != "verbs" {
+            for &l in &order {
+                let lib_only = ["mr", "conn", "atomic_write"].contains(&r.case)
+                    || r.case.starts_with("scale_");
+                if l == "rust" {
+                    // against our library's server; the cases it has
+                    if RUST_CASES.contains(&r.case) {
+                        let ours = servers.libs.iter().find(|x| x.name == "ours").unwrap();
+                        run_client(ctx, &pin, "rust", &rust, None, ours.port, &r);
+                    }
+                } else if l != "verbs" {
                     let lib = servers.libs.iter().find(|x| x.name == l).unwrap().clone();
-                    run_lib(ctx, &pin, &lib, &r);
+                    run_client(ctx, &pin, lib.name, &ctx.bin, Some(&lib), lib.port, &r);
                 } else if lib_only {
                 } else if r.case == "flush"
                     || (verbs_bench_rw && ["write", "read"].contains(&r.case))
@@ -176,17 +190,24 @@ pub fn guest(ctx: &Ctx, rounds: u64, secs: u64, sel: &[String]) -> Result<u8, St
     Ok(0)
 }
 
-/// rpma-bench's client on one library against that library's server.
-fn run_lib(ctx: &Ctx, pin: &Pin, lib: &Lib, r: &Row) {
+/// The cases the Rust API's client has (crates/rpma/benches/rpma_bench.rs).
+const RUST_CASES: [&str; 6] = ["read", "write", "atomic_write", "flush", "send", "pingpong"];
+
+/// A client, `name` in the results: rpma-bench on a library (`lib`, whose
+/// server it talks to) or the Rust API's client (no library: it talks to
+/// our library's server at `port`).
+fn run_client(ctx: &Ctx, pin: &Pin, name: &str, bin: &Path, lib: Option<&Lib>, port: u16, r: &Row) {
     let rnr0 = perftest::rnr_naks();
     let (out, err) = (ctx.tmp.join("out"), ctx.tmp.join("err"));
     let mut pre = timeout(r.secs + 120, true);
     pre.extend(pin.client.iter().cloned());
-    let mut c = command(&pre, &ctx.bin.to_string_lossy());
-    lib.env(&mut c);
+    let mut c = command(&pre, &bin.to_string_lossy());
+    if let Some(lib) = lib {
+        lib.env(&mut c);
+    }
     let status = c
         .env("BENCH_WARMUP_MS", "250")
-        .args(["client", &ctx.ip, &lib.port.to_string(), r.case])
+        .args(["client", &ctx.ip, &port.to_string(), r.case])
         .args([
             r.size.to_string(),
             r.qd.to_string(),
@@ -201,8 +222,8 @@ fn run_lib(ctx: &Ctx, pin: &Pin, lib: &Lib, r: &Row) {
     let text = read(&out);
     let Some(line) = last_line(&text, "RESULT ").filter(|_| rc == 0) else {
         println!(
-            "FAIL lib={} round={} case={} size={} qd={} rc={rc}",
-            lib.name, r.round, r.case, r.size, r.qd
+            "FAIL lib={name} round={} case={} size={} qd={} rc={rc}",
+            r.round, r.case, r.size, r.qd
         );
         print_tail(&[&err], 5);
         return;
@@ -211,8 +232,7 @@ fn run_lib(ctx: &Ctx, pin: &Pin, lib: &Lib, r: &Row) {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0.0);
     let line = format!(
-        "RESULT lib={} round={} {} mb_s={}",
-        lib.name,
+        "RESULT lib={name} round={} {} mb_s={}",
         r.round,
         &line["RESULT ".len()..],
         mb_s(ops, r.size)

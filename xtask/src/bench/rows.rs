@@ -5,7 +5,8 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 /// bench limit's rows: the four operations from 64 B to 1 MiB at QD 1 and
-/// 16, then, of the libraries only, registration from 4 KiB to 1 GiB,
+/// 16, then, of the libraries only, the atomic write at QD 1 and 16,
+/// registration from 4 KiB to 1 GiB,
 /// connection set-up, and 1 to 64 connections on one endpoint.
 pub fn limit() -> Vec<String> {
     let mut m = Vec::new();
@@ -16,6 +17,9 @@ pub fn limit() -> Vec<String> {
             }
         }
     }
+    // no raw verbs contender: perftest has no atomic write
+    m.push("atomic_write 8 1".into());
+    m.push("atomic_write 8 16".into());
     for s in [4096, 65536, 1048576, 16777216, 268435456, 1073741824u64] {
         m.push(format!("mr {s} 1"));
     }
