@@ -7,13 +7,6 @@ mod layout_x86_64 {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_srq"][::std::mem::size_of::<ibv_srq>() - 128usize];
-    ["Alignment of ibv_srq"][::std::mem::align_of::<ibv_srq>() - 8usize];
-    ["Offset of field: ibv_srq::context"][::std::mem::offset_of!(ibv_srq, context) - 0usize];
-    ["Offset of field: ibv_srq::srq_context"]
-        [::std::mem::offset_of!(ibv_srq, srq_context) - 8usize];
-    ["Offset of field: ibv_srq::pd"][::std::mem::offset_of!(ibv_srq, pd) - 16usize];
-    ["Offset of field: ibv_srq::handle"][::std::mem::offset_of!(ibv_srq, handle) - 24usize];
-    ["Offset of field: ibv_srq::mutex"][::std::mem::offset_of!(ibv_srq, mutex) - 32usize];
     ["Offset of field: ibv_srq::cond"][::std::mem::offset_of!(ibv_srq, cond) - 72usize];
     ["Offset of field: ibv_srq::events_completed"]
         [::std::mem::offset_of!(ibv_srq, events_completed) - 120usize];
@@ -21,17 +14,6 @@ const _: () = {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_wq"][::std::mem::size_of::<ibv_wq>() - 152usize];
-    ["Alignment of ibv_wq"][::std::mem::align_of::<ibv_wq>() - 8usize];
-    ["Offset of field: ibv_wq::context"][::std::mem::offset_of!(ibv_wq, context) - 0usize];
-    ["Offset of field: ibv_wq::wq_context"][::std::mem::offset_of!(ibv_wq, wq_context) - 8usize];
-    ["Offset of field: ibv_wq::pd"][::std::mem::offset_of!(ibv_wq, pd) - 16usize];
-    ["Offset of field: ibv_wq::cq"][::std::mem::offset_of!(ibv_wq, cq) - 24usize];
-    ["Offset of field: ibv_wq::wq_num"][::std::mem::offset_of!(ibv_wq, wq_num) - 32usize];
-    ["Offset of field: ibv_wq::handle"][::std::mem::offset_of!(ibv_wq, handle) - 36usize];
-    ["Offset of field: ibv_wq::state"][::std::mem::offset_of!(ibv_wq, state) - 40usize];
-    ["Offset of field: ibv_wq::wq_type"][::std::mem::offset_of!(ibv_wq, wq_type) - 44usize];
-    ["Offset of field: ibv_wq::post_recv"][::std::mem::offset_of!(ibv_wq, post_recv) - 48usize];
-    ["Offset of field: ibv_wq::mutex"][::std::mem::offset_of!(ibv_wq, mutex) - 56usize];
     ["Offset of field: ibv_wq::cond"][::std::mem::offset_of!(ibv_wq, cond) - 96usize];
     ["Offset of field: ibv_wq::events_completed"]
         [::std::mem::offset_of!(ibv_wq, events_completed) - 144usize];
@@ -40,18 +22,6 @@ const _: () = {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_qp"][::std::mem::size_of::<ibv_qp>() - 160usize];
-    ["Alignment of ibv_qp"][::std::mem::align_of::<ibv_qp>() - 8usize];
-    ["Offset of field: ibv_qp::context"][::std::mem::offset_of!(ibv_qp, context) - 0usize];
-    ["Offset of field: ibv_qp::qp_context"][::std::mem::offset_of!(ibv_qp, qp_context) - 8usize];
-    ["Offset of field: ibv_qp::pd"][::std::mem::offset_of!(ibv_qp, pd) - 16usize];
-    ["Offset of field: ibv_qp::send_cq"][::std::mem::offset_of!(ibv_qp, send_cq) - 24usize];
-    ["Offset of field: ibv_qp::recv_cq"][::std::mem::offset_of!(ibv_qp, recv_cq) - 32usize];
-    ["Offset of field: ibv_qp::srq"][::std::mem::offset_of!(ibv_qp, srq) - 40usize];
-    ["Offset of field: ibv_qp::handle"][::std::mem::offset_of!(ibv_qp, handle) - 48usize];
-    ["Offset of field: ibv_qp::qp_num"][::std::mem::offset_of!(ibv_qp, qp_num) - 52usize];
-    ["Offset of field: ibv_qp::state"][::std::mem::offset_of!(ibv_qp, state) - 56usize];
-    ["Offset of field: ibv_qp::qp_type"][::std::mem::offset_of!(ibv_qp, qp_type) - 60usize];
-    ["Offset of field: ibv_qp::mutex"][::std::mem::offset_of!(ibv_qp, mutex) - 64usize];
     ["Offset of field: ibv_qp::cond"][::std::mem::offset_of!(ibv_qp, cond) - 104usize];
     ["Offset of field: ibv_qp::events_completed"]
         [::std::mem::offset_of!(ibv_qp, events_completed) - 152usize];
@@ -59,8 +29,6 @@ const _: () = {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_qp_ex"][::std::mem::size_of::<ibv_qp_ex>() - 360usize];
-    ["Alignment of ibv_qp_ex"][::std::mem::align_of::<ibv_qp_ex>() - 8usize];
-    ["Offset of field: ibv_qp_ex::qp_base"][::std::mem::offset_of!(ibv_qp_ex, qp_base) - 0usize];
     ["Offset of field: ibv_qp_ex::comp_mask"]
         [::std::mem::offset_of!(ibv_qp_ex, comp_mask) - 160usize];
     ["Offset of field: ibv_qp_ex::wr_id"][::std::mem::offset_of!(ibv_qp_ex, wr_id) - 168usize];
@@ -113,13 +81,6 @@ const _: () = {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_cq"][::std::mem::size_of::<ibv_cq>() - 128usize];
-    ["Alignment of ibv_cq"][::std::mem::align_of::<ibv_cq>() - 8usize];
-    ["Offset of field: ibv_cq::context"][::std::mem::offset_of!(ibv_cq, context) - 0usize];
-    ["Offset of field: ibv_cq::channel"][::std::mem::offset_of!(ibv_cq, channel) - 8usize];
-    ["Offset of field: ibv_cq::cq_context"][::std::mem::offset_of!(ibv_cq, cq_context) - 16usize];
-    ["Offset of field: ibv_cq::handle"][::std::mem::offset_of!(ibv_cq, handle) - 24usize];
-    ["Offset of field: ibv_cq::cqe"][::std::mem::offset_of!(ibv_cq, cqe) - 28usize];
-    ["Offset of field: ibv_cq::mutex"][::std::mem::offset_of!(ibv_cq, mutex) - 32usize];
     ["Offset of field: ibv_cq::cond"][::std::mem::offset_of!(ibv_cq, cond) - 72usize];
     ["Offset of field: ibv_cq::comp_events_completed"]
         [::std::mem::offset_of!(ibv_cq, comp_events_completed) - 120usize];
@@ -129,14 +90,6 @@ const _: () = {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_cq_ex"][::std::mem::size_of::<ibv_cq_ex>() - 288usize];
-    ["Alignment of ibv_cq_ex"][::std::mem::align_of::<ibv_cq_ex>() - 8usize];
-    ["Offset of field: ibv_cq_ex::context"][::std::mem::offset_of!(ibv_cq_ex, context) - 0usize];
-    ["Offset of field: ibv_cq_ex::channel"][::std::mem::offset_of!(ibv_cq_ex, channel) - 8usize];
-    ["Offset of field: ibv_cq_ex::cq_context"]
-        [::std::mem::offset_of!(ibv_cq_ex, cq_context) - 16usize];
-    ["Offset of field: ibv_cq_ex::handle"][::std::mem::offset_of!(ibv_cq_ex, handle) - 24usize];
-    ["Offset of field: ibv_cq_ex::cqe"][::std::mem::offset_of!(ibv_cq_ex, cqe) - 28usize];
-    ["Offset of field: ibv_cq_ex::mutex"][::std::mem::offset_of!(ibv_cq_ex, mutex) - 32usize];
     ["Offset of field: ibv_cq_ex::cond"][::std::mem::offset_of!(ibv_cq_ex, cond) - 72usize];
     ["Offset of field: ibv_cq_ex::comp_events_completed"]
         [::std::mem::offset_of!(ibv_cq_ex, comp_events_completed) - 120usize];
@@ -185,104 +138,12 @@ const _: () = {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_context"][::std::mem::size_of::<ibv_context>() - 328usize];
-    ["Alignment of ibv_context"][::std::mem::align_of::<ibv_context>() - 8usize];
-    ["Offset of field: ibv_context::device"][::std::mem::offset_of!(ibv_context, device) - 0usize];
-    ["Offset of field: ibv_context::ops"][::std::mem::offset_of!(ibv_context, ops) - 8usize];
-    ["Offset of field: ibv_context::cmd_fd"]
-        [::std::mem::offset_of!(ibv_context, cmd_fd) - 264usize];
-    ["Offset of field: ibv_context::async_fd"]
-        [::std::mem::offset_of!(ibv_context, async_fd) - 268usize];
-    ["Offset of field: ibv_context::num_comp_vectors"]
-        [::std::mem::offset_of!(ibv_context, num_comp_vectors) - 272usize];
-    ["Offset of field: ibv_context::mutex"][::std::mem::offset_of!(ibv_context, mutex) - 280usize];
     ["Offset of field: ibv_context::abi_compat"]
         [::std::mem::offset_of!(ibv_context, abi_compat) - 320usize];
 };
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of verbs_context"][::std::mem::size_of::<verbs_context>() - 648usize];
-    ["Alignment of verbs_context"][::std::mem::align_of::<verbs_context>() - 8usize];
-    ["Offset of field: verbs_context::query_port"]
-        [::std::mem::offset_of!(verbs_context, query_port) - 0usize];
-    ["Offset of field: verbs_context::advise_mr"]
-        [::std::mem::offset_of!(verbs_context, advise_mr) - 8usize];
-    ["Offset of field: verbs_context::alloc_null_mr"]
-        [::std::mem::offset_of!(verbs_context, alloc_null_mr) - 16usize];
-    ["Offset of field: verbs_context::read_counters"]
-        [::std::mem::offset_of!(verbs_context, read_counters) - 24usize];
-    ["Offset of field: verbs_context::attach_counters_point_flow"]
-        [::std::mem::offset_of!(verbs_context, attach_counters_point_flow) - 32usize];
-    ["Offset of field: verbs_context::create_counters"]
-        [::std::mem::offset_of!(verbs_context, create_counters) - 40usize];
-    ["Offset of field: verbs_context::destroy_counters"]
-        [::std::mem::offset_of!(verbs_context, destroy_counters) - 48usize];
-    ["Offset of field: verbs_context::reg_dm_mr"]
-        [::std::mem::offset_of!(verbs_context, reg_dm_mr) - 56usize];
-    ["Offset of field: verbs_context::alloc_dm"]
-        [::std::mem::offset_of!(verbs_context, alloc_dm) - 64usize];
-    ["Offset of field: verbs_context::free_dm"]
-        [::std::mem::offset_of!(verbs_context, free_dm) - 72usize];
-    ["Offset of field: verbs_context::modify_flow_action_esp"]
-        [::std::mem::offset_of!(verbs_context, modify_flow_action_esp) - 80usize];
-    ["Offset of field: verbs_context::destroy_flow_action"]
-        [::std::mem::offset_of!(verbs_context, destroy_flow_action) - 88usize];
-    ["Offset of field: verbs_context::create_flow_action_esp"]
-        [::std::mem::offset_of!(verbs_context, create_flow_action_esp) - 96usize];
-    ["Offset of field: verbs_context::modify_qp_rate_limit"]
-        [::std::mem::offset_of!(verbs_context, modify_qp_rate_limit) - 104usize];
-    ["Offset of field: verbs_context::alloc_parent_domain"]
-        [::std::mem::offset_of!(verbs_context, alloc_parent_domain) - 112usize];
-    ["Offset of field: verbs_context::dealloc_td"]
-        [::std::mem::offset_of!(verbs_context, dealloc_td) - 120usize];
-    ["Offset of field: verbs_context::alloc_td"]
-        [::std::mem::offset_of!(verbs_context, alloc_td) - 128usize];
-    ["Offset of field: verbs_context::modify_cq"]
-        [::std::mem::offset_of!(verbs_context, modify_cq) - 136usize];
-    ["Offset of field: verbs_context::post_srq_ops"]
-        [::std::mem::offset_of!(verbs_context, post_srq_ops) - 144usize];
-    ["Offset of field: verbs_context::destroy_rwq_ind_table"]
-        [::std::mem::offset_of!(verbs_context, destroy_rwq_ind_table) - 152usize];
-    ["Offset of field: verbs_context::create_rwq_ind_table"]
-        [::std::mem::offset_of!(verbs_context, create_rwq_ind_table) - 160usize];
-    ["Offset of field: verbs_context::destroy_wq"]
-        [::std::mem::offset_of!(verbs_context, destroy_wq) - 168usize];
-    ["Offset of field: verbs_context::modify_wq"]
-        [::std::mem::offset_of!(verbs_context, modify_wq) - 176usize];
-    ["Offset of field: verbs_context::create_wq"]
-        [::std::mem::offset_of!(verbs_context, create_wq) - 184usize];
-    ["Offset of field: verbs_context::query_rt_values"]
-        [::std::mem::offset_of!(verbs_context, query_rt_values) - 192usize];
-    ["Offset of field: verbs_context::create_cq_ex"]
-        [::std::mem::offset_of!(verbs_context, create_cq_ex) - 200usize];
-    ["Offset of field: verbs_context::priv_"]
-        [::std::mem::offset_of!(verbs_context, priv_) - 208usize];
-    ["Offset of field: verbs_context::query_device_ex"]
-        [::std::mem::offset_of!(verbs_context, query_device_ex) - 216usize];
-    ["Offset of field: verbs_context::ibv_destroy_flow"]
-        [::std::mem::offset_of!(verbs_context, ibv_destroy_flow) - 224usize];
-    ["Offset of field: verbs_context::ABI_placeholder2"]
-        [::std::mem::offset_of!(verbs_context, ABI_placeholder2) - 232usize];
-    ["Offset of field: verbs_context::ibv_create_flow"]
-        [::std::mem::offset_of!(verbs_context, ibv_create_flow) - 240usize];
-    ["Offset of field: verbs_context::ABI_placeholder1"]
-        [::std::mem::offset_of!(verbs_context, ABI_placeholder1) - 248usize];
-    ["Offset of field: verbs_context::open_qp"]
-        [::std::mem::offset_of!(verbs_context, open_qp) - 256usize];
-    ["Offset of field: verbs_context::create_qp_ex"]
-        [::std::mem::offset_of!(verbs_context, create_qp_ex) - 264usize];
-    ["Offset of field: verbs_context::get_srq_num"]
-        [::std::mem::offset_of!(verbs_context, get_srq_num) - 272usize];
-    ["Offset of field: verbs_context::create_srq_ex"]
-        [::std::mem::offset_of!(verbs_context, create_srq_ex) - 280usize];
-    ["Offset of field: verbs_context::open_xrcd"]
-        [::std::mem::offset_of!(verbs_context, open_xrcd) - 288usize];
-    ["Offset of field: verbs_context::close_xrcd"]
-        [::std::mem::offset_of!(verbs_context, close_xrcd) - 296usize];
-    ["Offset of field: verbs_context::_ABI_placeholder3"]
-        [::std::mem::offset_of!(verbs_context, _ABI_placeholder3) - 304usize];
-    ["Offset of field: verbs_context::sz"][::std::mem::offset_of!(verbs_context, sz) - 312usize];
-    ["Offset of field: verbs_context::context"]
-        [::std::mem::offset_of!(verbs_context, context) - 320usize];
 };
 }
 #[cfg(any(target_arch = "aarch64"))]
@@ -292,13 +153,6 @@ mod layout_aarch64 {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_srq"][::std::mem::size_of::<ibv_srq>() - 136usize];
-    ["Alignment of ibv_srq"][::std::mem::align_of::<ibv_srq>() - 8usize];
-    ["Offset of field: ibv_srq::context"][::std::mem::offset_of!(ibv_srq, context) - 0usize];
-    ["Offset of field: ibv_srq::srq_context"]
-        [::std::mem::offset_of!(ibv_srq, srq_context) - 8usize];
-    ["Offset of field: ibv_srq::pd"][::std::mem::offset_of!(ibv_srq, pd) - 16usize];
-    ["Offset of field: ibv_srq::handle"][::std::mem::offset_of!(ibv_srq, handle) - 24usize];
-    ["Offset of field: ibv_srq::mutex"][::std::mem::offset_of!(ibv_srq, mutex) - 32usize];
     ["Offset of field: ibv_srq::cond"][::std::mem::offset_of!(ibv_srq, cond) - 80usize];
     ["Offset of field: ibv_srq::events_completed"]
         [::std::mem::offset_of!(ibv_srq, events_completed) - 128usize];
@@ -306,17 +160,6 @@ const _: () = {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_wq"][::std::mem::size_of::<ibv_wq>() - 160usize];
-    ["Alignment of ibv_wq"][::std::mem::align_of::<ibv_wq>() - 8usize];
-    ["Offset of field: ibv_wq::context"][::std::mem::offset_of!(ibv_wq, context) - 0usize];
-    ["Offset of field: ibv_wq::wq_context"][::std::mem::offset_of!(ibv_wq, wq_context) - 8usize];
-    ["Offset of field: ibv_wq::pd"][::std::mem::offset_of!(ibv_wq, pd) - 16usize];
-    ["Offset of field: ibv_wq::cq"][::std::mem::offset_of!(ibv_wq, cq) - 24usize];
-    ["Offset of field: ibv_wq::wq_num"][::std::mem::offset_of!(ibv_wq, wq_num) - 32usize];
-    ["Offset of field: ibv_wq::handle"][::std::mem::offset_of!(ibv_wq, handle) - 36usize];
-    ["Offset of field: ibv_wq::state"][::std::mem::offset_of!(ibv_wq, state) - 40usize];
-    ["Offset of field: ibv_wq::wq_type"][::std::mem::offset_of!(ibv_wq, wq_type) - 44usize];
-    ["Offset of field: ibv_wq::post_recv"][::std::mem::offset_of!(ibv_wq, post_recv) - 48usize];
-    ["Offset of field: ibv_wq::mutex"][::std::mem::offset_of!(ibv_wq, mutex) - 56usize];
     ["Offset of field: ibv_wq::cond"][::std::mem::offset_of!(ibv_wq, cond) - 104usize];
     ["Offset of field: ibv_wq::events_completed"]
         [::std::mem::offset_of!(ibv_wq, events_completed) - 152usize];
@@ -325,18 +168,6 @@ const _: () = {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_qp"][::std::mem::size_of::<ibv_qp>() - 168usize];
-    ["Alignment of ibv_qp"][::std::mem::align_of::<ibv_qp>() - 8usize];
-    ["Offset of field: ibv_qp::context"][::std::mem::offset_of!(ibv_qp, context) - 0usize];
-    ["Offset of field: ibv_qp::qp_context"][::std::mem::offset_of!(ibv_qp, qp_context) - 8usize];
-    ["Offset of field: ibv_qp::pd"][::std::mem::offset_of!(ibv_qp, pd) - 16usize];
-    ["Offset of field: ibv_qp::send_cq"][::std::mem::offset_of!(ibv_qp, send_cq) - 24usize];
-    ["Offset of field: ibv_qp::recv_cq"][::std::mem::offset_of!(ibv_qp, recv_cq) - 32usize];
-    ["Offset of field: ibv_qp::srq"][::std::mem::offset_of!(ibv_qp, srq) - 40usize];
-    ["Offset of field: ibv_qp::handle"][::std::mem::offset_of!(ibv_qp, handle) - 48usize];
-    ["Offset of field: ibv_qp::qp_num"][::std::mem::offset_of!(ibv_qp, qp_num) - 52usize];
-    ["Offset of field: ibv_qp::state"][::std::mem::offset_of!(ibv_qp, state) - 56usize];
-    ["Offset of field: ibv_qp::qp_type"][::std::mem::offset_of!(ibv_qp, qp_type) - 60usize];
-    ["Offset of field: ibv_qp::mutex"][::std::mem::offset_of!(ibv_qp, mutex) - 64usize];
     ["Offset of field: ibv_qp::cond"][::std::mem::offset_of!(ibv_qp, cond) - 112usize];
     ["Offset of field: ibv_qp::events_completed"]
         [::std::mem::offset_of!(ibv_qp, events_completed) - 160usize];
@@ -344,8 +175,6 @@ const _: () = {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_qp_ex"][::std::mem::size_of::<ibv_qp_ex>() - 368usize];
-    ["Alignment of ibv_qp_ex"][::std::mem::align_of::<ibv_qp_ex>() - 8usize];
-    ["Offset of field: ibv_qp_ex::qp_base"][::std::mem::offset_of!(ibv_qp_ex, qp_base) - 0usize];
     ["Offset of field: ibv_qp_ex::comp_mask"]
         [::std::mem::offset_of!(ibv_qp_ex, comp_mask) - 168usize];
     ["Offset of field: ibv_qp_ex::wr_id"][::std::mem::offset_of!(ibv_qp_ex, wr_id) - 176usize];
@@ -398,13 +227,6 @@ const _: () = {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_cq"][::std::mem::size_of::<ibv_cq>() - 136usize];
-    ["Alignment of ibv_cq"][::std::mem::align_of::<ibv_cq>() - 8usize];
-    ["Offset of field: ibv_cq::context"][::std::mem::offset_of!(ibv_cq, context) - 0usize];
-    ["Offset of field: ibv_cq::channel"][::std::mem::offset_of!(ibv_cq, channel) - 8usize];
-    ["Offset of field: ibv_cq::cq_context"][::std::mem::offset_of!(ibv_cq, cq_context) - 16usize];
-    ["Offset of field: ibv_cq::handle"][::std::mem::offset_of!(ibv_cq, handle) - 24usize];
-    ["Offset of field: ibv_cq::cqe"][::std::mem::offset_of!(ibv_cq, cqe) - 28usize];
-    ["Offset of field: ibv_cq::mutex"][::std::mem::offset_of!(ibv_cq, mutex) - 32usize];
     ["Offset of field: ibv_cq::cond"][::std::mem::offset_of!(ibv_cq, cond) - 80usize];
     ["Offset of field: ibv_cq::comp_events_completed"]
         [::std::mem::offset_of!(ibv_cq, comp_events_completed) - 128usize];
@@ -414,14 +236,6 @@ const _: () = {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_cq_ex"][::std::mem::size_of::<ibv_cq_ex>() - 296usize];
-    ["Alignment of ibv_cq_ex"][::std::mem::align_of::<ibv_cq_ex>() - 8usize];
-    ["Offset of field: ibv_cq_ex::context"][::std::mem::offset_of!(ibv_cq_ex, context) - 0usize];
-    ["Offset of field: ibv_cq_ex::channel"][::std::mem::offset_of!(ibv_cq_ex, channel) - 8usize];
-    ["Offset of field: ibv_cq_ex::cq_context"]
-        [::std::mem::offset_of!(ibv_cq_ex, cq_context) - 16usize];
-    ["Offset of field: ibv_cq_ex::handle"][::std::mem::offset_of!(ibv_cq_ex, handle) - 24usize];
-    ["Offset of field: ibv_cq_ex::cqe"][::std::mem::offset_of!(ibv_cq_ex, cqe) - 28usize];
-    ["Offset of field: ibv_cq_ex::mutex"][::std::mem::offset_of!(ibv_cq_ex, mutex) - 32usize];
     ["Offset of field: ibv_cq_ex::cond"][::std::mem::offset_of!(ibv_cq_ex, cond) - 80usize];
     ["Offset of field: ibv_cq_ex::comp_events_completed"]
         [::std::mem::offset_of!(ibv_cq_ex, comp_events_completed) - 128usize];
@@ -470,103 +284,11 @@ const _: () = {
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of ibv_context"][::std::mem::size_of::<ibv_context>() - 336usize];
-    ["Alignment of ibv_context"][::std::mem::align_of::<ibv_context>() - 8usize];
-    ["Offset of field: ibv_context::device"][::std::mem::offset_of!(ibv_context, device) - 0usize];
-    ["Offset of field: ibv_context::ops"][::std::mem::offset_of!(ibv_context, ops) - 8usize];
-    ["Offset of field: ibv_context::cmd_fd"]
-        [::std::mem::offset_of!(ibv_context, cmd_fd) - 264usize];
-    ["Offset of field: ibv_context::async_fd"]
-        [::std::mem::offset_of!(ibv_context, async_fd) - 268usize];
-    ["Offset of field: ibv_context::num_comp_vectors"]
-        [::std::mem::offset_of!(ibv_context, num_comp_vectors) - 272usize];
-    ["Offset of field: ibv_context::mutex"][::std::mem::offset_of!(ibv_context, mutex) - 280usize];
     ["Offset of field: ibv_context::abi_compat"]
         [::std::mem::offset_of!(ibv_context, abi_compat) - 328usize];
 };
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     ["Size of verbs_context"][::std::mem::size_of::<verbs_context>() - 656usize];
-    ["Alignment of verbs_context"][::std::mem::align_of::<verbs_context>() - 8usize];
-    ["Offset of field: verbs_context::query_port"]
-        [::std::mem::offset_of!(verbs_context, query_port) - 0usize];
-    ["Offset of field: verbs_context::advise_mr"]
-        [::std::mem::offset_of!(verbs_context, advise_mr) - 8usize];
-    ["Offset of field: verbs_context::alloc_null_mr"]
-        [::std::mem::offset_of!(verbs_context, alloc_null_mr) - 16usize];
-    ["Offset of field: verbs_context::read_counters"]
-        [::std::mem::offset_of!(verbs_context, read_counters) - 24usize];
-    ["Offset of field: verbs_context::attach_counters_point_flow"]
-        [::std::mem::offset_of!(verbs_context, attach_counters_point_flow) - 32usize];
-    ["Offset of field: verbs_context::create_counters"]
-        [::std::mem::offset_of!(verbs_context, create_counters) - 40usize];
-    ["Offset of field: verbs_context::destroy_counters"]
-        [::std::mem::offset_of!(verbs_context, destroy_counters) - 48usize];
-    ["Offset of field: verbs_context::reg_dm_mr"]
-        [::std::mem::offset_of!(verbs_context, reg_dm_mr) - 56usize];
-    ["Offset of field: verbs_context::alloc_dm"]
-        [::std::mem::offset_of!(verbs_context, alloc_dm) - 64usize];
-    ["Offset of field: verbs_context::free_dm"]
-        [::std::mem::offset_of!(verbs_context, free_dm) - 72usize];
-    ["Offset of field: verbs_context::modify_flow_action_esp"]
-        [::std::mem::offset_of!(verbs_context, modify_flow_action_esp) - 80usize];
-    ["Offset of field: verbs_context::destroy_flow_action"]
-        [::std::mem::offset_of!(verbs_context, destroy_flow_action) - 88usize];
-    ["Offset of field: verbs_context::create_flow_action_esp"]
-        [::std::mem::offset_of!(verbs_context, create_flow_action_esp) - 96usize];
-    ["Offset of field: verbs_context::modify_qp_rate_limit"]
-        [::std::mem::offset_of!(verbs_context, modify_qp_rate_limit) - 104usize];
-    ["Offset of field: verbs_context::alloc_parent_domain"]
-        [::std::mem::offset_of!(verbs_context, alloc_parent_domain) - 112usize];
-    ["Offset of field: verbs_context::dealloc_td"]
-        [::std::mem::offset_of!(verbs_context, dealloc_td) - 120usize];
-    ["Offset of field: verbs_context::alloc_td"]
-        [::std::mem::offset_of!(verbs_context, alloc_td) - 128usize];
-    ["Offset of field: verbs_context::modify_cq"]
-        [::std::mem::offset_of!(verbs_context, modify_cq) - 136usize];
-    ["Offset of field: verbs_context::post_srq_ops"]
-        [::std::mem::offset_of!(verbs_context, post_srq_ops) - 144usize];
-    ["Offset of field: verbs_context::destroy_rwq_ind_table"]
-        [::std::mem::offset_of!(verbs_context, destroy_rwq_ind_table) - 152usize];
-    ["Offset of field: verbs_context::create_rwq_ind_table"]
-        [::std::mem::offset_of!(verbs_context, create_rwq_ind_table) - 160usize];
-    ["Offset of field: verbs_context::destroy_wq"]
-        [::std::mem::offset_of!(verbs_context, destroy_wq) - 168usize];
-    ["Offset of field: verbs_context::modify_wq"]
-        [::std::mem::offset_of!(verbs_context, modify_wq) - 176usize];
-    ["Offset of field: verbs_context::create_wq"]
-        [::std::mem::offset_of!(verbs_context, create_wq) - 184usize];
-    ["Offset of field: verbs_context::query_rt_values"]
-        [::std::mem::offset_of!(verbs_context, query_rt_values) - 192usize];
-    ["Offset of field: verbs_context::create_cq_ex"]
-        [::std::mem::offset_of!(verbs_context, create_cq_ex) - 200usize];
-    ["Offset of field: verbs_context::priv_"]
-        [::std::mem::offset_of!(verbs_context, priv_) - 208usize];
-    ["Offset of field: verbs_context::query_device_ex"]
-        [::std::mem::offset_of!(verbs_context, query_device_ex) - 216usize];
-    ["Offset of field: verbs_context::ibv_destroy_flow"]
-        [::std::mem::offset_of!(verbs_context, ibv_destroy_flow) - 224usize];
-    ["Offset of field: verbs_context::ABI_placeholder2"]
-        [::std::mem::offset_of!(verbs_context, ABI_placeholder2) - 232usize];
-    ["Offset of field: verbs_context::ibv_create_flow"]
-        [::std::mem::offset_of!(verbs_context, ibv_create_flow) - 240usize];
-    ["Offset of field: verbs_context::ABI_placeholder1"]
-        [::std::mem::offset_of!(verbs_context, ABI_placeholder1) - 248usize];
-    ["Offset of field: verbs_context::open_qp"]
-        [::std::mem::offset_of!(verbs_context, open_qp) - 256usize];
-    ["Offset of field: verbs_context::create_qp_ex"]
-        [::std::mem::offset_of!(verbs_context, create_qp_ex) - 264usize];
-    ["Offset of field: verbs_context::get_srq_num"]
-        [::std::mem::offset_of!(verbs_context, get_srq_num) - 272usize];
-    ["Offset of field: verbs_context::create_srq_ex"]
-        [::std::mem::offset_of!(verbs_context, create_srq_ex) - 280usize];
-    ["Offset of field: verbs_context::open_xrcd"]
-        [::std::mem::offset_of!(verbs_context, open_xrcd) - 288usize];
-    ["Offset of field: verbs_context::close_xrcd"]
-        [::std::mem::offset_of!(verbs_context, close_xrcd) - 296usize];
-    ["Offset of field: verbs_context::_ABI_placeholder3"]
-        [::std::mem::offset_of!(verbs_context, _ABI_placeholder3) - 304usize];
-    ["Offset of field: verbs_context::sz"][::std::mem::offset_of!(verbs_context, sz) - 312usize];
-    ["Offset of field: verbs_context::context"]
-        [::std::mem::offset_of!(verbs_context, context) - 320usize];
 };
 }

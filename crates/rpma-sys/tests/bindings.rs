@@ -140,10 +140,20 @@ impl ParseCallbacks for LibcPthread {
 const LAYOUT_ALLOW: &str = "#[allow(clippy::unnecessary_operation, clippy::identity_op)]";
 
 /// bindgen's text for one target, cut into the definitions and the layout
-/// assertion blocks (each `const _: () = { ... };` with its allow line).
+/// assertions: one list per `const _: () = { ... };` block, each assertion
+/// whole (rustfmt folds a long one over two lines).
 struct Generated {
     definitions: String,
-    layouts: Vec<String>,
+    layouts: Vec<Vec<String>>,
+}
+
+impl Generated {
+    /// Every assertion, sorted: what a target's build checks.
+    fn assertions(&self) -> Vec<&String> {
+        let mut all: Vec<&String> = self.layouts.iter().flatten().collect();
+        all.sort();
+        all
+    }
 }
 
 fn generate(root: &Path, triplet: &str) -> Generated {
@@ -184,8 +194,7 @@ fn generate(root: &Path, triplet: &str) -> Generated {
 }
 
 /// Cuts bindgen's text (or a committed file's, past its banner) into the
-/// definitions and the layout assertion blocks (each `const _: () = {...};`
-/// with the allow line before it).
+/// definitions and the layout assertions.
 fn split(text: &str) -> Generated {
     let mut definitions = String::new();
     let mut layouts = Vec::new();
@@ -196,12 +205,19 @@ fn split(text: &str) -> Generated {
             definitions.push('\n');
             continue;
         }
-        let mut block = format!("{line}\n");
+        let mut block = Vec::new();
+        let mut assertion = String::new();
         for line in lines.by_ref() {
-            block.push_str(line);
-            block.push('\n');
             if line == "};" {
                 break;
+            }
+            if line == "const _: () = {" {
+                continue;
+            }
+            assertion.push_str(line);
+            assertion.push('\n');
+            if line.ends_with("];") {
+                block.push(std::mem::take(&mut assertion));
             }
         }
         layouts.push(block);
@@ -210,6 +226,12 @@ fn split(text: &str) -> Generated {
         definitions,
         layouts,
     }
+}
+
+/// A layout assertion block of bindgen's form.
+fn block(assertions: &[&String]) -> String {
+    let body: String = assertions.iter().map(|a| a.as_str()).collect();
+    format!("{LAYOUT_ALLOW}\nconst _: () = {{\n{body}}};\n")
 }
 
 /// The two comment lines each committed file starts with.
@@ -289,10 +311,10 @@ fn committed_bindings_match_the_pinned_headers() {
                 })
             })
             .unwrap_or_default();
-        let mut want = generated.layouts.clone();
-        let mut have = shared.layouts.clone();
-        have.extend(split(module).layouts);
-        want.sort();
+        let mine = split(module);
+        let want = generated.assertions();
+        let mut have = shared.assertions();
+        have.extend(mine.assertions());
         have.sort();
         assert!(
             want == have,
@@ -307,22 +329,24 @@ fn committed_bindings_match_the_pinned_headers() {
 /// each set of targets whose other assertions are alike.
 fn write(crate_root: &Path, root: &Path, targets: &[(&str, &str, Generated)]) {
     let base = &targets[0].2;
-    let common: Vec<&String> = base
+    let everywhere = |a: &String| targets.iter().all(|(_, _, g)| g.assertions().contains(&a));
+    let common: String = base
         .layouts
         .iter()
-        .filter(|block| targets.iter().all(|(_, _, g)| g.layouts.contains(block)))
+        .map(|b| b.iter().filter(|a| everywhere(a)).collect::<Vec<_>>())
+        .filter(|b| !b.is_empty())
+        .map(|b| block(&b))
         .collect();
-    let bindings = banner("every target", root)
-        + &base.definitions
-        + &common.iter().map(|b| b.as_str()).collect::<String>();
+    let bindings = banner("every target", root) + &base.definitions + &common;
     // (the assertions, the targets' names, their cfgs), first come first.
     let mut groups: Vec<(String, Vec<&str>, Vec<&str>)> = Vec::new();
     for (arch, cfg, generated) in targets {
         let own: String = generated
             .layouts
             .iter()
-            .filter(|block| !common.contains(block))
-            .map(|b| b.as_str())
+            .map(|b| b.iter().filter(|a| !everywhere(a)).collect::<Vec<_>>())
+            .filter(|b| !b.is_empty())
+            .map(|b| block(&b))
             .collect();
         match groups.iter_mut().find(|(text, _, _)| *text == own) {
             Some((_, names, cfgs)) => {
