@@ -190,6 +190,29 @@ fn cache_root() -> PathBuf {
         .join("librpma-rs")
 }
 
+/// An exclusive lock on the file `path` (made if missing), held until the
+/// returned file is dropped. flock(1) takes it on an open file description
+/// that this process keeps (through the child's standard input): std has
+/// no file lock before Rust 1.89, and the xtask builds with 1.85.
+fn lock_file(path: &Path) -> Result<fs::File, Stop> {
+    let fail = |e: std::io::Error| Stop::fail(format!("{}: {e}", path.display()));
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(fail)?;
+    let status = Command::new("flock")
+        .args(["-x", "0"])
+        .stdin(file.try_clone().map_err(fail)?)
+        .status()
+        .map_err(|e| Stop::fail(format!("flock: {e}")))?;
+    if !status.success() {
+        return Err(Stop::fail(format!("flock {} failed", path.display())));
+    }
+    Ok(file)
+}
+
 /// Whether `program` is on PATH (`command -v`).
 fn on_path(program: &str) -> bool {
     std::env::var_os("PATH")

@@ -33,8 +33,8 @@
 //! .buildinfo, .changes, lintian.txt and the build log go to OUT-DIR.
 
 use super::{
-    cache_root, copy_tree, env, index_expired, is_root, logged, on_path, rc, sh_word, step, tail,
-    to_stderr, Done, Stop, RELEASES,
+    cache_root, copy_tree, env, index_expired, is_root, lock_file, logged, on_path, rc, sh_word,
+    step, tail, to_stderr, Done, Stop, RELEASES,
 };
 use crate::check::{glob, TempDir};
 use std::fs;
@@ -270,12 +270,19 @@ pub fn run(tree: &Path, args: &[&str]) -> Done {
         ));
     }
     let cache = cache_root().join(format!("deb-{suffix}"));
+    // Two builds of one release at once (the debian suite's install and
+    // piuparts tests, say) would make its chroot together, or copy it while
+    // the other makes it again: one at a time, until the copy is made.
+    fs::create_dir_all(cache_root())
+        .map_err(|e| Stop::fail(format!("deb-release: {}: {e}", cache_root().display())))?;
+    let lock = lock_file(&cache.with_extension("lock"))?;
     let root = chroot(&cache, release, arch, &build_arch, expired.is_some())?;
 
     let work = TempDir::new(&format!("deb-{suffix}"))
         .map_err(|e| Stop::fail(format!("deb-release: a scratch folder: {e}")))?;
     let work_root = work.path().join("root");
     step(Command::new("cp").arg("-a").arg(&root).arg(&work_root))?;
+    drop(lock);
     let src = work_root.join("build/rpma-rs");
     fs::create_dir_all(&src).map_err(|e| Stop::fail(format!("deb-release: {e}")))?;
     copy_tree(tree, &src)?;
