@@ -6,7 +6,6 @@ use crate::list::{Stack, Test};
 use crate::outcome::{judge, Outcome, Paths, Report, QEMU_LOCK};
 use std::collections::BTreeSet;
 use std::fs;
-
 use std::process::{Command, Stdio};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;

@@ -24,6 +24,7 @@
 //! atomic write) is used only when the device and provider at run time
 //! offer it.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use bindgen::callbacks::{DeriveTrait, ImplementsTrait, ParseCallbacks};
@@ -329,7 +330,11 @@ fn committed_bindings_match_the_pinned_headers() {
 /// each set of targets whose other assertions are alike.
 fn write(crate_root: &Path, root: &Path, targets: &[(&str, &str, Generated)]) {
     let base = &targets[0].2;
-    let everywhere = |a: &String| targets.iter().all(|(_, _, g)| g.assertions().contains(&a));
+    let per_target: Vec<HashSet<&String>> = targets
+        .iter()
+        .map(|(_, _, g)| g.layouts.iter().flatten().collect())
+        .collect();
+    let everywhere = |a: &String| per_target.iter().all(|set| set.contains(a));
     let common: String = base
         .layouts
         .iter()

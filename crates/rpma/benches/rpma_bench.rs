@@ -253,10 +253,10 @@ impl Client {
             posted += 1;
         }
         while done < posted {
+            self.polls += 1;
             let n = match self.conn.cq().poll(&mut wc[..nwc]) {
                 Ok(n) => n,
                 Err(Error::NoCompletion) => {
-                    self.polls += 1;
                     self.empty_polls += 1;
                     spin = spin.wrapping_add(1);
                     if spin % 65536 == 0 && now() - last > deadline_ns {
@@ -269,7 +269,6 @@ impl Client {
                 }
                 Err(e) => die(format!("Cq::poll: {e}")),
             };
-            self.polls += 1;
             for c in &wc[..n] {
                 if !c.status().is_success() {
                     die(format!(
@@ -364,11 +363,7 @@ fn main() -> ExitCode {
 
     let mut w = Run {
         nops: env_u64("BENCH_WARMUP", 100),
-        warmup_ns: std::env::var("BENCH_WARMUP_MS")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-            * 1_000_000,
+        warmup_ns: env_u64("BENCH_WARMUP_MS", 0) * 1_000_000,
         ..Run::default()
     };
     w.cap = w.nops;

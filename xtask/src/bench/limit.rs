@@ -127,6 +127,7 @@ pub fn guest(ctx: &Ctx, rounds: u64, secs: u64, sel: &[String]) -> Result<u8, St
     let verbs_bench_rw = std::env::var("RPMA_BENCH_VERBS").is_ok_and(|v| v == "verbs-bench");
     // the Rust API's client joins when it was built (bench build)
     let rust = super::build::rust_bin(&ctx.bin);
+    let ours_port = servers.libs.iter().find(|x| x.name == "ours").unwrap().port;
     let mut contenders = vec!["verbs", "c", "ours"];
     if rust.exists() {
         contenders.push("rust");
@@ -157,8 +158,7 @@ pub fn guest(ctx: &Ctx, rounds: u64, secs: u64, sel: &[String]) -> Result<u8, St
                 if l == "rust" {
                     // against our library's server; the cases it has
                     if RUST_CASES.contains(&r.case) {
-                        let ours = servers.libs.iter().find(|x| x.name == "ours").unwrap();
-                        run_client(ctx, &pin, "rust", &rust, None, ours.port, &r);
+                        run_client(ctx, &pin, "rust", &rust, None, ours_port, &r);
                     }
                 } else if l != "verbs" {
                     let lib = servers.libs.iter().find(|x| x.name == l).unwrap().clone();

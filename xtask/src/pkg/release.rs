@@ -269,12 +269,13 @@ pub fn run(tree: &Path, args: &[&str]) -> Done {
             "the mirror's {release} index expired on {until}: apt's Check-Valid-Until is off in the chroot"
         ));
     }
-    let cache = cache_root().join(format!("deb-{suffix}"));
+    let caches = cache_root();
+    let cache = caches.join(format!("deb-{suffix}"));
     // Two builds of one release at once (the debian suite's install and
     // piuparts tests, say) would make its chroot together, or copy it while
     // the other makes it again: one at a time, until the copy is made.
-    fs::create_dir_all(cache_root())
-        .map_err(|e| Stop::fail(format!("deb-release: {}: {e}", cache_root().display())))?;
+    fs::create_dir_all(&caches)
+        .map_err(|e| Stop::fail(format!("deb-release: {}: {e}", caches.display())))?;
     let lock = lock_file(&cache.with_extension("lock"))?;
     let root = chroot(&cache, release, arch, &build_arch, expired.is_some())?;
 
