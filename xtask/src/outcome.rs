@@ -121,6 +121,7 @@ impl Report {
 
     pub fn finish(self, paths: &Paths) -> bool {
         const FAILURE_TAIL: usize = 15;
+        const FAILED_CHECKS: usize = 10;
         let done = self.done.into_inner().unwrap();
         let failed: Vec<&Outcome> = done.iter().filter(|o| !o.passed).collect();
         let cases: Vec<junit::Case> = done
@@ -144,10 +145,16 @@ impl Report {
             );
         }
         if let Some(first) = failed.first() {
-            // CI shows only the end of a run's output: the first failure's
-            // own last lines go there, so that it can be read without its log
-            println!("\nthe end of {}'s log:", first.test.name);
-            for l in log_tail(&paths.log(&first.test), FAILURE_TAIL).lines() {
+            // CI shows only the end of a run's output and keeps no log: the
+            // first failure's failed checks and its last lines go there, so
+            // that it can be read without its log
+            let log = paths.log(&first.test);
+            println!("\nthe failed checks in {}'s log:", first.test.name);
+            for l in failed_checks(&log, FAILED_CHECKS) {
+                println!("  | {l}");
+            }
+            println!("the end of {}'s log:", first.test.name);
+            for l in log_tail(&log, FAILURE_TAIL).lines() {
                 println!("  | {l}");
             }
             println!();
@@ -160,6 +167,20 @@ impl Report {
         );
         failed.is_empty()
     }
+}
+
+/// The first `n` lines of a log that tell a failed check (a C test's
+/// "FAIL file:line", a server's "check failed"), each once.
+fn failed_checks(log: &Path, n: usize) -> Vec<String> {
+    let text = fs::read_to_string(log).unwrap_or_default();
+    let mut seen = std::collections::HashSet::new();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| l.contains("FAIL ") || l.contains("check failed"))
+        .filter(|l| seen.insert(l.to_string()))
+        .take(n)
+        .map(str::to_string)
+        .collect()
 }
 
 /// The last `n` lines of a log (none if it cannot be read).

@@ -64,6 +64,7 @@ main(void)
 	EXPECT_TRUE(c_event_pending(conn, C_WAIT_MS) /* ESTABLISHED pending */);
 	EXPECT_INT(rpma_conn_next_event(conn, &ev), 0);
 	EXPECT_INT(ev, RPMA_CONN_ESTABLISHED);
+	EXPECT_TRUE(c_server_established());
 	EXPECT_TRUE(!c_event_pending(conn, 0) /* nothing pending */);
 	fd_again = FD_SENTINEL;
 	EXPECT_INT(rpma_conn_get_event_fd(conn, &fd_again), 0);

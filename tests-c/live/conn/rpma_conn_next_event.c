@@ -74,6 +74,7 @@ main(void)
 	EXPECT_INT(ev, RPMA_CONN_ESTABLISHED);
 	c_expect_log(RPMA_LOG_LEVEL_NOTICE, "rpma_conn_next_event", "Connection established\n", 1);
 	EXPECT_TRUE(!c_event_pending(conn, 0) /* nothing else pending */);
+	EXPECT_TRUE(c_server_established());
 
 	t_sync_send(); /* the server disconnects */
 	ev = EV_SENTINEL;
@@ -120,6 +121,7 @@ main(void)
 	ev = EV_SENTINEL;
 	EXPECT_INT(rpma_conn_next_event(conn, &ev), 0);
 	EXPECT_INT(ev, RPMA_CONN_ESTABLISHED);
+	EXPECT_TRUE(c_server_established());
 	/* ERRORS: RPMA_E_PROVIDER when no event is pending, *event untouched */
 	ev = EV_SENTINEL;
 	c_nlogs = 0;

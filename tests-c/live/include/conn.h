@@ -100,6 +100,72 @@ c_get(void)
  */
 #define SERVER(...) c_get()
 
+/*
+ * ---- the gate: server -> client, "this side saw ESTABLISHED" ----
+ *
+ * A client that disconnects or deletes its connection as soon as it sees
+ * ESTABLISHED can have its disconnect request handled by the server's
+ * kernel before its ready-to-use message: the kernel's connection manager
+ * takes incoming messages on a per-CPU work queue, so two that arrive on
+ * different CPUs may be handled in either order, and a ready-to-use message
+ * handled after the disconnect request is dropped. The server then sees
+ * CLOSED and never ESTABLISHED. The tests here close that window: when
+ * the server sees ESTABLISHED through c_event_is() or c_next_event() it
+ * opens the gate, and when the client does, it waits for the gate before
+ * it goes on. A client that takes ESTABLISHED by other means calls
+ * c_server_established() itself. c_start() opens the gate's pipe; without
+ * it (other harnesses) nothing waits. c_end() checks that no opening went
+ * unawaited, so a missing wait cannot hide.
+ */
+
+static int c_gate[2] = {-1, -1};
+
+/* 1 in the server's process (set by c_start()) */
+static int c_in_server;
+
+/* server: the client may go on; the gate is shut in other harnesses */
+static inline void
+c_gate_open(void)
+{
+	char b = 'E';
+
+	if (c_gate[1] >= 0 && t_chan_put(c_gate[1], &b, 1) != 0)
+		c_fail(__FILE__, __LINE__, "write to the gate");
+}
+
+/* client: 1 once the server saw ESTABLISHED (at once without a gate) */
+static inline int
+c_server_established(void)
+{
+	char b;
+
+	if (c_gate[0] < 0)
+		return 1;
+	if (t_chan_get(c_gate[0], &b, 1, C_WAIT_MS) != 0) {
+		fprintf(stderr, "conn.h: the server did not see ESTABLISHED\n");
+		return 0;
+	}
+	return 1;
+}
+
+/* either side, on seeing ESTABLISHED: 1 when it may go on */
+static inline int
+c_saw_established(void)
+{
+	if (c_in_server) {
+		c_gate_open();
+		return 1;
+	}
+	return c_server_established();
+}
+
+/* client: 1 when no opening of the gate is left unawaited */
+static inline int
+c_gate_empty(void)
+{
+	return c_gate[0] < 0 || t_readable(c_gate[0], 0) != 1;
+}
+
 /* ---- events ---- */
 
 /* an event no call returns: "*event untouched" */
@@ -111,7 +177,7 @@ c_get(void)
 /*
  * t_conn_event() with this header's codes: rpma_conn_next_event()'s return
  * value, C_TIMEOUT when nothing came within timeout_ms, or -1 when the
- * event fd cannot be had.
+ * event fd cannot be had or the gate stayed shut after ESTABLISHED.
  */
 static inline int
 c_next_event(struct rpma_conn *conn, int timeout_ms, enum rpma_conn_event *ev)
@@ -121,6 +187,8 @@ c_next_event(struct rpma_conn *conn, int timeout_ms, enum rpma_conn_event *ev)
 	if (rpma_conn_get_event_fd(conn, &fd) != 0)
 		return -1;
 	r = t_conn_event(conn, timeout_ms, ev);
+	if (r == 0 && *ev == RPMA_CONN_ESTABLISHED && !c_saw_established())
+		return -1;
 	return r == T_NO_EVENT ? C_TIMEOUT : r;
 }
 
@@ -128,7 +196,8 @@ c_next_event(struct rpma_conn *conn, int timeout_ms, enum rpma_conn_event *ev)
 static inline int
 c_event_is(struct rpma_conn *conn, enum rpma_conn_event want)
 {
-	return t_event_is("conn.h", conn, want, C_WAIT_MS);
+	return t_event_is("conn.h", conn, want, C_WAIT_MS) &&
+		(want != RPMA_CONN_ESTABLISHED || c_saw_established());
 }
 
 /* 1 when the connection's event fd becomes readable within timeout_ms */
@@ -297,16 +366,27 @@ c_reject(struct rpma_ep *ep)
 
 /* ---- the two processes of a test ---- */
 
+static int (*c_server_fn)(void *arg);
+
+static inline int
+c_server_main(void *arg)
+{
+	c_in_server = 1;
+	return c_server_fn(arg);
+}
+
 /*
- * parent: fixes t_port(), opens the report pipe, starts server() in a
- * child and returns a peer of the parent's own
+ * parent: fixes t_port(), opens the report pipe and the gate, starts
+ * server() in a child and returns a peer of the parent's own
  */
 static inline struct rpma_peer *
 c_start(int (*server)(void *arg))
 {
 	(void) t_port();
 	c_report_open();
-	t_server_start(server, NULL);
+	t_chan_open(c_gate);
+	c_server_fn = server;
+	t_server_start(c_server_main, NULL);
 	return t_peer();
 }
 
@@ -344,6 +424,7 @@ static inline int
 c_end(struct rpma_peer *peer)
 {
 	EXPECT_INT(t_server_join(), 0);
+	EXPECT_TRUE(c_gate_empty() /* every ESTABLISHED of the server awaited */);
 	EXPECT_INT(rpma_peer_delete(&peer), 0);
 	return t_end();
 }

@@ -68,10 +68,14 @@ expect_event_as(struct rpma_conn *conn, enum rdma_cm_event_type type, const char
 	EXPECT_TRUE(!c_event_pending(conn, 0));
 }
 
-/* client: the server closes conn; the client answers */
+/*
+ * client: the server, which saw ESTABLISHED (its gate, in conn.h), closes
+ * conn; the client answers
+ */
 static void
 server_closes(void)
 {
+	EXPECT_TRUE(c_server_established());
 	t_sync_send();
 }
 

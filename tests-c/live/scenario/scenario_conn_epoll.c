@@ -75,6 +75,7 @@ main(void)
 	EXPECT_INT(ready(epfd, fd, C_WAIT_MS), 1);
 	EXPECT_INT(ready(epfd, fd, 0) /* still, until taken */, 1);
 	EXPECT_NEXT_EVENT(0, RPMA_CONN_ESTABLISHED);
+	EXPECT_TRUE(c_server_established());
 	EXPECT_INT(ready(epfd, fd, 0), 0);
 
 	t_note("nothing pending");
