@@ -13,7 +13,9 @@ DIR/bandwidth-<case>.png (MB/s at QD 16 against size), three lines each,
 with gnuplot. The scale rows (scale_write, scale_srq: QD is the number of
 connections) get a table of throughput and set-up time per connection
 against the number of connections, and DIR/connections.png. The Rust
-API's client (lib=rust) gets a table of its own beside the C face. --compact prints one table for all
+API's client (lib=rust) gets a table of its own beside the C face. Each
+report ends with the rows where ours is behind C (and the Rust API behind
+the C face) at p < 0.05, by the one-sided sign test. --compact prints one table for all
 of write, read, send and flush instead (a row per case and size, QD 1 and
 16 side by side), as BENCHMARKS.md shows it.
 """
@@ -23,7 +25,7 @@ import subprocess
 import sys
 
 # report.py, beside this file: the line parser and the table printer
-from report import fields, fmt_num, table
+from report import fields, fmt_num, sign_p, table
 
 LIBS = ("verbs", "c", "ours")
 
@@ -168,6 +170,21 @@ def ahead(rounds, a, b, field):
     return won, len(both)
 
 
+def behind(runs, a, b):
+    """The rows where a was slower than b (ops/s) in so many rounds that
+    equal speed would explain it only with p < 0.05 (one-sided sign test)."""
+    flagged = []
+    for key in sorted(runs):
+        won, n = ahead(runs[key], a, b, "ops_s")
+        if n and sign_p(won, n) < 0.05:
+            flagged.append("%s %s QD %d (%d of %d ahead, p %.3f)"
+                           % (key[0], size_name(key[1]), key[2], won, n, sign_p(won, n)))
+    names = {"c": "C", "ours": "ours (C face)", "rust": "the Rust API", "verbs": "raw verbs"}
+    print("\nrows where %s is behind %s at p < 0.05 (one-sided sign test over the "
+          "rounds; fewer than 5 rounds can never show it): %s"
+          % (names[a], names[b], ", ".join(flagged) or "none"))
+
+
 def compact(runs, lat):
     """One table: per case and size, QD 1 and QD 16 side by side."""
     head = ["case", "size", "ours MB/s QD 1 / 16", "ours/verbs QD 1 / 16", "ours/C QD 1 / 16",
@@ -268,6 +285,9 @@ def main(argv):
         compact(runs, lat)
     else:
         report(runs, lat)
+    behind(runs, "ours", "c")
+    if any("rust" in r for r in runs.values()):
+        behind(runs, "rust", "ours")
     rust_api(runs)
     scale(runs)
     connections(runs)
