@@ -151,7 +151,11 @@ struct rpma_mr_local;
 struct rpma_mr_remote;
 
 /**
- * A protection domain on a device, with the device's capabilities.
+ * A protection domain on an RDMA device, with the device's capabilities.
+ *
+ * A `Peer` is shared by reference counting: cloning is cheap, every
+ * region, queue pair and shared receive queue made on it holds a clone,
+ * and the domain is released when the last of them is gone.
  */
 struct rpma_peer;
 
@@ -514,9 +518,9 @@ int rpma_conn_cfg_get_srq(const struct rpma_conn_cfg *cfg, struct rpma_srq **srq
  * Creates an outgoing connection request.
  *
  * # Safety
- * `peer` is NULL or a live peer that outlives the connection; `addr` and
- * `port` are NULL or strings; `cfg` is NULL or a live configuration;
- * `req_ptr` is NULL or writable.
+ * `peer` is NULL or a live peer; `addr` and `port` are NULL or strings;
+ * `cfg` is NULL or a live configuration, and an SRQ it names outlives the
+ * request and its connection; `req_ptr` is NULL or writable.
  */
 int rpma_conn_req_new(struct rpma_peer *peer,
                       const char *addr,
@@ -594,8 +598,8 @@ int rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *
  * Starts listening for connections.
  *
  * # Safety
- * `peer` is NULL or a live peer that outlives the endpoint; `addr` and
- * `port` are NULL or strings; `ep_ptr` is NULL or writable.
+ * `peer` is NULL or a live peer; `addr` and `port` are NULL or strings;
+ * `ep_ptr` is NULL or writable.
  */
 int rpma_ep_listen(struct rpma_peer *peer,
                    const char *addr,

@@ -12,9 +12,9 @@ use rpma::peer::Peer;
 /// Creates an outgoing connection request.
 ///
 /// # Safety
-/// `peer` is NULL or a live peer that outlives the connection; `addr` and
-/// `port` are NULL or strings; `cfg` is NULL or a live configuration;
-/// `req_ptr` is NULL or writable.
+/// `peer` is NULL or a live peer; `addr` and `port` are NULL or strings;
+/// `cfg` is NULL or a live configuration, and an SRQ it names outlives the
+/// request and its connection; `req_ptr` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_req_new(
     peer: *mut Peer,
@@ -27,8 +27,8 @@ pub unsafe extern "C" fn rpma_conn_req_new(
         // SAFETY: caller contract above (for all of them).
         let (peer, addr, port) = unsafe { (arg(peer)?, c_str(addr)?, c_str(port)?) };
         let slot = out(req_ptr)?;
-        // SAFETY: as above; the peer (and an SRQ the configuration names)
-        // outlives the request and its connection (caller contract).
+        // SAFETY: as above; an SRQ the configuration names outlives the
+        // request and its connection (caller contract).
         let req = unsafe { ConnReq::new_unchecked(peer, addr, port, cfg.as_ref()) }?;
         // SAFETY: checked output pointer.
         unsafe { put(slot, Box::into_raw(req)) };

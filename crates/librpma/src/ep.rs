@@ -10,8 +10,8 @@ use rpma::peer::Peer;
 /// Starts listening for connections.
 ///
 /// # Safety
-/// `peer` is NULL or a live peer that outlives the endpoint; `addr` and
-/// `port` are NULL or strings; `ep_ptr` is NULL or writable.
+/// `peer` is NULL or a live peer; `addr` and `port` are NULL or strings;
+/// `ep_ptr` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_ep_listen(
     peer: *mut Peer,
@@ -23,8 +23,7 @@ pub unsafe extern "C" fn rpma_ep_listen(
         // SAFETY: caller contract above (for all four).
         let (peer, addr, port) = unsafe { (arg(peer)?, c_str(addr)?, c_str(port)?) };
         let slot = out(ep_ptr)?;
-        // SAFETY: the peer outlives the endpoint (caller contract).
-        let ep = unsafe { Ep::listen_unchecked(peer, addr, port) }?;
+        let ep = Ep::listen_unchecked(peer, addr, port)?;
         // SAFETY: checked output pointer.
         unsafe { put_new(slot, ep) }
     })

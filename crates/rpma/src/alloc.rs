@@ -2,6 +2,7 @@
 //! `RPMA_E_NOMEM` instead of aborting the host program.
 
 use std::alloc::{alloc, Layout};
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -29,12 +30,21 @@ pub fn try_box<T>(value: T) -> Result<Box<T>> {
     }
 }
 
-/// `Arc::new`, failing (`Error::NoMem`) where fault injection says so.
-/// std has no fallible `Arc` constructor on stable Rust, so an allocator
-/// that really fails aborts the process here; this is used only for the
-/// small, once-per-peer flush target.
+/// `Arc::new` that reports an exhausted heap instead of aborting, for the
+/// once-per-peer objects (the peer's domain, its flush target).
+///
+/// std has no fallible `Arc` constructor on stable Rust. A block of the
+/// size `Arc::new` asks for (the value beside its two counts) is taken and
+/// given back first: a heap that refuses it is `Error::NoMem`. Only a heap
+/// exhausted in between, by another thread, still aborts. (`black_box`
+/// keeps the compiler from dropping the unused block, which it otherwise
+/// does; rpma_peer_new.c's RPMA_E_NOMEM checks would catch that.)
+///
+/// # Errors
+/// `Error::NoMem` when the allocator refuses (or fault injection says so).
 pub(crate) fn try_arc<T>(value: T) -> Result<Arc<T>> {
-    injected()?;
+    let probe = try_box(MaybeUninit::<(usize, usize, T)>::uninit())?;
+    drop(std::hint::black_box(probe));
     Ok(Arc::new(value))
 }
 

@@ -31,10 +31,10 @@ pub struct ConnReq<'a> {
     parts: Option<Parts>,
     passive: bool,
     private_data: Option<Box<[u8]>>,
-    peer: &'a Peer,
-    /// The SRQ the queue pair receives through, if the configuration named
-    /// one: borrowed until the request and its connection are gone.
-    _srq: PhantomData<&'a Srq<'a>>,
+    /// The peer (held by the parts) and the SRQ the queue pair receives
+    /// through, if the configuration named one: borrowed until the request
+    /// and its connection are gone.
+    _borrows: PhantomData<(&'a Peer, &'a Srq<'a>)>,
 }
 
 // SAFETY: the cm id and queues are librdmacm/libibverbs objects usable from
@@ -70,6 +70,7 @@ pub(crate) struct Incoming {
     queues: Queues,
     private_data: Option<Box<[u8]>>,
     evch: EventChannel,
+    peer: Peer,
 }
 
 fn settings(cfg: Option<&ConnCfg<'_>>) -> ConnSettings {
@@ -111,7 +112,7 @@ impl<'a> ConnReq<'a> {
     }
 
     fn new_cstr(
-        peer: &'a Peer,
+        peer: &Peer,
         addr: &CStr,
         port: &CStr,
         cfg: Option<&ConnCfg<'a>>,
@@ -141,11 +142,15 @@ impl<'a> ConnReq<'a> {
         // copied once more on its way to the heap. A failed allocation
         // drops it, which releases the queues and the id.
         try_box(ConnReq {
-            parts: Some(Parts { id, queues, evch }),
+            parts: Some(Parts {
+                id,
+                queues,
+                evch,
+                peer: peer.clone(),
+            }),
             passive: false,
             private_data: None,
-            peer,
-            _srq: PhantomData,
+            _borrows: PhantomData,
         })
     }
 
@@ -170,23 +175,29 @@ impl<'a> ConnReq<'a> {
             queues,
             private_data: pdata,
             evch,
+            peer: peer.clone(),
         })
     }
 
     /// The passive request made of [`ConnReq::from_incoming`]'s parts.
     /// Dropped, it rejects the request.
-    pub(crate) fn assemble(peer: &'a Peer, id: CmId, built: Incoming) -> ConnReq<'a> {
+    pub(crate) fn assemble(id: CmId, built: Incoming) -> ConnReq<'a> {
         let Incoming {
             queues,
             private_data,
             evch,
+            peer,
         } = built;
         ConnReq {
-            parts: Some(Parts { id, queues, evch }),
+            parts: Some(Parts {
+                id,
+                queues,
+                evch,
+                peer,
+            }),
             passive: true,
             private_data,
-            peer,
-            _srq: PhantomData,
+            _borrows: PhantomData,
         }
     }
 
@@ -264,18 +275,18 @@ impl<'a> ConnReq<'a> {
         if pdata.is_some_and(|d| d.len() > usize::from(u8::MAX)) {
             return Err(Error::Inval);
         }
-        let peer = self.peer;
+        let parts = self.parts.take().expect("present until released");
+        let peer = parts.peer.clone();
         let mut param = conn_param(pdata, peer.ack_timeout());
         // the timeout reaches the queue pair when it is made ready to send,
         // inside the accept or after the connect
-        timeouts::apply(self.id(), peer.ack_timeout());
-        let parts = self.parts.take().expect("present until released");
+        timeouts::apply(&parts.id, peer.ack_timeout());
         let passive = self.passive;
         let private_data = self.private_data.take();
         // A failed allocation drops the connection, which releases the
         // parts (and rejects an incoming request) as the request would.
-        let mut conn = try_box(Conn::new(parts, peer, passive))?;
-        conn.take_flush_target(peer)?;
+        let mut conn = try_box(Conn::new(parts, &peer, passive))?;
+        conn.take_flush_target(&peer)?;
         if passive {
             conn.accept(&mut param)?;
             conn.set_min_rnr_timer(peer.min_rnr_timer());
@@ -307,14 +318,14 @@ impl<'a> ConnReq<'a> {
 }
 
 impl ConnReq<'static> {
-    /// [`ConnReq::new`] for the C API's `rpma_conn_req_new`, whose peer and
-    /// SRQ are handles Rust cannot see the life of: the request claims no
-    /// borrow.
+    /// [`ConnReq::new`] for the C API's `rpma_conn_req_new`, whose SRQ is a
+    /// handle Rust cannot see the life of: the request claims no borrow.
+    /// (The request holds the peer itself.)
     ///
     /// # Safety
-    /// `peer` outlives the request and the connection made from it; an SRQ
-    /// set with `ConnCfg::set_srq_unchecked` is live while the request is
-    /// built (one set with `ConnCfg::set_srq` is, by its borrow).
+    /// An SRQ set with `ConnCfg::set_srq_unchecked` is live while the
+    /// request and its connection are (one set with `ConnCfg::set_srq` is,
+    /// by its borrow).
     ///
     /// # Errors
     /// As [`ConnReq::new`] (a `CStr` holds no NUL byte to refuse).
@@ -324,9 +335,6 @@ impl ConnReq<'static> {
         port: &CStr,
         cfg: Option<&ConnCfg<'static>>,
     ) -> Result<Box<ConnReq<'static>>> {
-        // SAFETY: the caller keeps the peer for as long as the request and
-        // its connection live, which is all that 'static is taken to mean.
-        let peer: &'static Peer = unsafe { &*std::ptr::from_ref(peer) };
         ConnReq::new_cstr(peer, addr, port, cfg)
     }
 }

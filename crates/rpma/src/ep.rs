@@ -2,6 +2,7 @@
 //! connection request per incoming connection.
 
 use std::ffi::{CStr, CString};
+use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::os::fd::BorrowedFd;
 use std::ptr::NonNull;
@@ -11,7 +12,7 @@ use crate::conn_cfg::ConnCfg;
 use crate::conn_req::ConnReq;
 use crate::error::{Error, Result};
 use crate::log::{Level, Op};
-use crate::peer::Peer;
+use crate::peer::{Peer, WeakPeer};
 use crate::sys;
 use crate::verbs::{AddrInfo, CmEvent, CmId, EventChannel};
 
@@ -21,7 +22,10 @@ pub struct Ep<'p> {
     // Field order is release order: the id before its channel.
     id: Option<CmId>,
     evch: EventChannel,
-    peer: &'p Peer,
+    /// The peer of the requests it hands out. An endpoint puts nothing on
+    /// the peer's domain, so it does not hold it (`Peer::delete`).
+    peer: WeakPeer,
+    _peer: PhantomData<&'p Peer>,
 }
 
 // SAFETY: the id and channel are librdmacm objects usable from any thread;
@@ -57,7 +61,7 @@ impl<'p> Ep<'p> {
         Ep::listen_cstr(peer, &addr, &port)
     }
 
-    fn listen_cstr(peer: &'p Peer, addr: &CStr, port: &CStr) -> Result<Ep<'p>> {
+    fn listen_cstr(peer: &Peer, addr: &CStr, port: &CStr) -> Result<Ep<'p>> {
         let evch = EventChannel::new()?;
         let id = CmId::new(Some(&evch))?;
         let info = AddrInfo::resolve(addr, Some(port), true)?;
@@ -73,7 +77,8 @@ impl<'p> Ep<'p> {
         Ok(Ep {
             id: Some(id),
             evch,
-            peer,
+            peer: peer.downgrade(),
+            _peer: PhantomData,
         })
     }
 
@@ -147,15 +152,20 @@ impl<'p> Ep<'p> {
         // SAFETY: rdma_cm made this id for the request and hands it to us;
         // it must not be destroyed before the event is acked.
         let id = ManuallyDrop::new(unsafe { CmId::from_raw(raw) });
-        let peer = self.peer;
-        let built = ConnReq::from_incoming(peer, &id, ev.private_data(), cfg);
+        // A C program may have deleted the peer (the C library's endpoint
+        // then reads a freed one): the request is refused.
+        let peer = self.peer.upgrade();
+        let built = peer
+            .as_ref()
+            .ok_or(Error::Inval)
+            .and_then(|peer| ConnReq::from_incoming(peer, &id, ev.private_data(), cfg));
         let acked = ev.ack();
         let id = ManuallyDrop::into_inner(id);
         match built {
             Ok(parts) => {
                 // On failure from here on the request is dropped, which
                 // rejects it.
-                let req = ConnReq::assemble(peer, id, parts);
+                let req = ConnReq::assemble(id, parts);
                 acked?;
                 req.leave_endpoint()?;
                 // Boxed as the C face boxed it for its handle: a failed
@@ -185,17 +195,12 @@ impl<'p> Ep<'p> {
 impl Ep<'static> {
     /// [`Ep::listen`] for the C API's `rpma_ep_listen`, whose peer is a
     /// handle Rust cannot see the life of: the endpoint claims no borrow.
-    ///
-    /// # Safety
-    /// `peer` outlives the endpoint and every request and connection it
-    /// hands out.
+    /// Requests it hands out hold the peer themselves; once nothing does,
+    /// it takes no more (`Error::Inval`).
     ///
     /// # Errors
     /// As [`Ep::listen`] (a `CStr` holds no NUL byte to refuse).
-    pub unsafe fn listen_unchecked(peer: &Peer, addr: &CStr, port: &CStr) -> Result<Ep<'static>> {
-        // SAFETY: the caller keeps the peer for as long as anything made
-        // here lives, which is all that 'static is taken to mean.
-        let peer: &'static Peer = unsafe { &*std::ptr::from_ref(peer) };
+    pub fn listen_unchecked(peer: &Peer, addr: &CStr, port: &CStr) -> Result<Ep<'static>> {
         Ep::listen_cstr(peer, addr, port)
     }
 }

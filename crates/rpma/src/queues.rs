@@ -111,13 +111,14 @@ fn create_qp(peer: &Peer, id: &CmId, attr: &mut sys::ibv_qp_init_attr_ex) -> Res
     }
 }
 
-/// A cm id with the queues built on it and the event channel it reports
-/// to: what a request hands on to its connection, and what the last of the
-/// two releases.
+/// A cm id with the queues built on it, the event channel it reports to
+/// and the peer whose domain holds its queue pair: what a request hands on
+/// to its connection, and what the last of the two releases.
 #[derive(Debug)]
 pub(crate) struct Parts {
     pub(crate) id: CmId,
     pub(crate) queues: Queues,
+    pub(crate) peer: Peer,
     /// The id's own channel. An incoming request's id moves here from its
     /// endpoint's as soon as the request is taken: it must not depend on
     /// the endpoint (whose shutdown destroys its channel, and every id
@@ -128,10 +129,16 @@ pub(crate) struct Parts {
 impl Parts {
     /// Releases everything in the C library's order: the QP, the CQs, a
     /// reject when `reject`, the id, the shared channel the CQs reported
-    /// to, and last the id's event channel. Every step is attempted; the
-    /// first error is returned.
+    /// to, the id's event channel, and last the peer (which releases the
+    /// domain when the program deleted the peer first). Every step is
+    /// attempted; the first error is returned.
     pub(crate) fn release(self, reject: bool) -> Result<()> {
-        let Parts { id, queues, evch } = self;
+        let Parts {
+            id,
+            queues,
+            evch,
+            peer,
+        } = self;
         let mut errors = FirstError::default();
         id.destroy_qp();
         if let Some(rcq) = queues.rcq {
@@ -146,6 +153,7 @@ impl Parts {
             errors.note(ch.destroy());
         }
         drop(evch);
+        errors.note(peer.release());
         errors.result()
     }
 }

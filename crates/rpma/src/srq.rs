@@ -21,7 +21,9 @@ pub struct Srq<'p> {
     srq: NonNull<sys::ibv_srq>,
     /// Whether the device is iWARP (the receive of nothing differs there).
     iwarp: bool,
-    /// The peer whose protection domain holds the queue.
+    /// The peer whose protection domain holds the queue: let go after the
+    /// queue (Drop runs before the fields go), and taken out by `delete`.
+    peer: Option<Peer>,
     _peer: PhantomData<&'p Peer>,
 }
 
@@ -39,7 +41,7 @@ impl<'p> Srq<'p> {
     /// `Error::Provider` when `ibv_create_srq` fails, or the receive CQ
     /// cannot be made (`ibv_create_comp_channel`, `ibv_create_cq`,
     /// `ibv_req_notify_cq`).
-    pub fn new(peer: &'p Peer, cfg: Option<&SrqCfg>) -> Result<Srq<'p>> {
+    pub fn new(peer: &Peer, cfg: Option<&SrqCfg>) -> Result<Srq<'p>> {
         let default = SrqCfg::new();
         let cfg = cfg.unwrap_or(&default);
         let mut attr: sys::ibv_srq_init_attr = Default::default();
@@ -52,6 +54,7 @@ impl<'p> Srq<'p> {
             rcq: None,
             srq,
             iwarp: peer.is_iwarp(),
+            peer: Some(peer.clone()),
             _peer: PhantomData,
         };
         if cfg.rcq_size() > 0 {
@@ -99,14 +102,18 @@ impl<'p> Srq<'p> {
     ///
     /// # Errors
     /// `Error::Provider` when `ibv_destroy_cq`, `ibv_destroy_comp_channel`
-    /// or `ibv_destroy_srq` fails; the first failure is returned.
+    /// or `ibv_destroy_srq` fails, or when the program deleted the peer
+    /// first and its domain, released now, fails to go
+    /// ([`Peer::delete`]); the first failure is returned.
     pub fn delete(mut self) -> Result<()> {
         let r = self.rcq.take().map_or(Ok(()), Cq::destroy);
         let srq = self.srq.as_ptr();
+        let peer = self.peer.take();
         std::mem::forget(self);
         // SAFETY: the SRQ is ours; no QP uses it any more (caller's order).
         let r2 = check_errno_value("ibv_destroy_srq", unsafe { sys::ibv_destroy_srq(srq) });
-        r.and(r2)
+        let r3 = peer.map_or(Ok(()), Peer::release);
+        r.and(r2).and(r3)
     }
 }
 

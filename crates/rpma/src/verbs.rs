@@ -625,16 +625,6 @@ impl Registration {
             .ok_or_else(|| provider_failed("ibv_reg_mr"))
     }
 
-    /// Takes over an `ibv_mr` (the unit tests' fakes).
-    ///
-    /// # Safety
-    /// `mr` is valid to read while the handle lives, and the handle is
-    /// never dropped or destroyed unless `mr` came from `ibv_reg_mr`.
-    #[cfg(test)]
-    pub(crate) unsafe fn from_raw(mr: NonNull<sys::ibv_mr>) -> Registration {
-        Registration(mr)
-    }
-
     pub(crate) fn raw(&self) -> &sys::ibv_mr {
         // SAFETY: the MR is live while self is.
         unsafe { self.0.as_ref() }

@@ -114,6 +114,50 @@ fn device_is_found_by_address_and_opens_a_peer() {
     assert!(Device::local("not an address").is_err());
 }
 
+/// A peer is shared: a region holds its domain after every handle of the
+/// program's is deleted (that deletion reports the C library's EBUSY), and
+/// the last object lets it go. An endpoint does not hold it: with its peer
+/// gone it refuses the requests it takes, and the client sees REJECTED.
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn the_domain_goes_with_the_last_object_made_on_it() {
+    use std::ffi::CString;
+    let peer = Peer::new(&Device::local(&ip()).unwrap()).unwrap();
+    let other = peer.clone();
+    let port = port(3);
+    let (host, service) = (
+        CString::new(ip()).unwrap(),
+        CString::new(port.clone()).unwrap(),
+    );
+    // the C face's constructors, which do not borrow the peer
+    let ep = Ep::listen_unchecked(&peer, &host, &service).unwrap();
+    let mut page = vec![0u8; 64];
+    // SAFETY: `page` outlives the registration, deregistered below.
+    let mut mr =
+        unsafe { MrLocal::reg_raw(&peer, page.as_mut_ptr().cast(), 64, Usage::SEND) }.unwrap();
+    // while anything else holds the domain, deleting a handle reports what
+    // ibv_dealloc_pd would: EBUSY
+    for (handle, holder) in [(other, "another handle"), (peer, "a region")] {
+        let Err(Error::Provider(e)) = handle.delete() else {
+            panic!("deleting a peer while {holder} holds it is EBUSY")
+        };
+        assert_eq!((e.call(), e.errno()), ("ibv_dealloc_pd", libc::EBUSY));
+    }
+    mr.write(0, b"still here").expect("the region works on");
+    mr.dereg().expect("the last object releases the domain");
+    assert_eq!(&page[..10], b"still here");
+
+    let client = Peer::new(&Device::remote(&ip()).unwrap()).unwrap();
+    let req = ConnReq::new(&client, &ip(), &port, None).unwrap();
+    let conn = req.connect(None).unwrap();
+    wait_readable(ep.fd(), "the request");
+    assert_eq!(ep.next_conn_req(None).err(), Some(Error::Inval));
+    expect_event(&conn, ConnEvent::Rejected);
+    conn.delete().unwrap();
+    ep.shutdown().unwrap();
+    client.delete().unwrap();
+}
+
 #[test]
 #[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
 fn owned_region_descriptor_describes_it() {

@@ -3,7 +3,7 @@
 use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
-use super::{Local, Peer, Remote, Srq};
+use super::{Local, Remote, Srq};
 use crate::conn::{self, ConnEvent, Wake, ATOMIC_WRITE_LEN};
 use crate::cq::Cq;
 use crate::error::{Error, Result};
@@ -98,27 +98,18 @@ fn same_len(a: usize, b: usize) -> Result<usize> {
 /// completion on [`Conn::cq`].
 #[derive(Debug)]
 pub struct Conn {
-    // The connection goes before the queue it receives through and the
-    // peer it was made on.
+    // The connection (which holds its peer) goes before the queue it
+    // receives through.
     conn: Box<conn::Conn<'static>>,
     _srq: Option<Srq>,
-    _peer: Peer,
 }
 
 impl Conn {
     /// Takes over a connection; its event fd becomes non-blocking, so that
     /// the waits here are bounded by their deadlines.
-    pub(crate) fn new(
-        conn: Box<conn::Conn<'static>>,
-        srq: Option<Srq>,
-        peer: Peer,
-    ) -> Result<Conn> {
+    pub(crate) fn new(conn: Box<conn::Conn<'static>>, srq: Option<Srq>) -> Result<Conn> {
         ready::set_nonblocking(conn.event_fd())?;
-        Ok(Conn {
-            conn,
-            _srq: srq,
-            _peer: peer,
-        })
+        Ok(Conn { conn, _srq: srq })
     }
 
     /// Reads `src` of the peer's region into `dst`.

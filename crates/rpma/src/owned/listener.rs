@@ -22,9 +22,10 @@ fn host_and_port(addr: SocketAddr) -> (CString, CString) {
 /// connects.
 #[derive(Debug)]
 pub struct Listener {
-    // The endpoint goes before the peer it was made on.
+    // The endpoint does not hold its peer (requests do): the listener
+    // keeps it for the requests to come.
     ep: Ep<'static>,
-    peer: Peer,
+    _peer: Peer,
 }
 
 impl Listener {
@@ -35,15 +36,13 @@ impl Listener {
     /// the listen fails (the log says why).
     pub fn bind(peer: &Peer, addr: SocketAddr) -> Result<Listener> {
         let (host, port) = host_and_port(addr);
-        // SAFETY: the listener keeps a clone of the peer, dropped after
-        // the endpoint; every request it hands out keeps one too.
-        let ep = unsafe { Ep::listen_unchecked(peer.shared(), &host, &port) }?;
+        let ep = Ep::listen_unchecked(peer, &host, &port)?;
         // non-blocking, so that the waits here are bounded by their
         // deadlines
         ready::set_nonblocking(ep.fd())?;
         Ok(Listener {
             ep,
-            peer: peer.clone(),
+            _peer: peer.clone(),
         })
     }
 
@@ -80,7 +79,6 @@ impl Listener {
             .map(|req| Request {
                 req,
                 srq: cfg.and_then(|c| c.srq().cloned()),
-                peer: self.peer.clone(),
             }))
     }
 
@@ -114,11 +112,10 @@ impl Listener {
 /// Dropping it rejects an incoming request.
 #[derive(Debug)]
 pub struct Request {
-    // The request goes before the queue it receives through and the peer
-    // it was made on.
+    // The request (which holds its peer) goes before the queue it
+    // receives through.
     req: Box<ConnReq<'static>>,
     srq: Option<Srq>,
-    peer: Peer,
 }
 
 impl Request {
@@ -135,15 +132,12 @@ impl Request {
     /// cannot be allocated.
     pub fn new(peer: &Peer, addr: SocketAddr, cfg: Option<&ConnCfg>) -> Result<Request> {
         let (host, port) = host_and_port(addr);
-        // SAFETY: the request keeps a clone of the peer and of the queue
-        // `cfg` names, dropped after it, and hands them on to its
-        // connection.
-        let req =
-            unsafe { ConnReq::new_unchecked(peer.shared(), &host, &port, cfg.map(|c| &**c)) }?;
+        // SAFETY: the request keeps a clone of the queue `cfg` names,
+        // dropped after it, and hands it on to its connection.
+        let req = unsafe { ConnReq::new_unchecked(peer, &host, &port, cfg.map(|c| &**c)) }?;
         Ok(Request {
             req,
             srq: cfg.and_then(|c| c.srq().cloned()),
-            peer: peer.clone(),
         })
     }
 
@@ -186,6 +180,6 @@ impl Request {
     pub fn connect(self, pdata: &[u8]) -> Result<Conn> {
         let pdata = (!pdata.is_empty()).then_some(pdata);
         let conn = self.req.connect(pdata)?;
-        Conn::new(conn, self.srq, self.peer)
+        Conn::new(conn, self.srq)
     }
 }

@@ -17,9 +17,10 @@
 //!   first, with [`Opts`] for the completion, the context and immediate
 //!   data.
 //!
-//! The modules beside this one ([`peer`](crate::peer), [`mr`](crate::mr),
-//! [`conn`](crate::conn), ...) are the C library's objects, which borrow
-//! their peer; the C face builds on them, and the handles here wrap them.
+//! [`Peer`] is the crate's one peer type. The modules beside this one
+//! ([`mr`](crate::mr), [`conn`](crate::conn), ...) are the C library's
+//! objects, with the lifetimes of the C library's order of deletion; the
+//! C face builds on them, and the handles here wrap them.
 //!
 //! ```no_run
 //! use std::net::SocketAddr;
@@ -71,8 +72,6 @@ mod conn;
 /// cbindgen:ignore
 mod listener;
 /// cbindgen:ignore
-mod peer;
-/// cbindgen:ignore
 mod region;
 /// cbindgen:ignore
 #[cfg(feature = "serde")]
@@ -85,12 +84,12 @@ mod srq;
 pub use buffer::Buffer;
 pub use conn::{Conn, Opts};
 pub use listener::{Listener, Request};
-pub use peer::Peer;
 pub use region::Region;
 pub use slice::{Local, Range, Remote};
 pub use srq::{ConnCfg, Srq};
 
 pub use crate::mr::MrRemote;
+pub use crate::peer::Peer;
 
 #[cfg(test)]
 mod tests {

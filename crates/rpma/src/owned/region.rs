@@ -28,11 +28,10 @@ use crate::mr::{MrLocal, Usage};
 /// ```
 #[derive(Debug)]
 pub struct Region<B: Buffer = Vec<u8>> {
-    // Both present until `dereg` or Drop takes them: the registration goes
-    // first, then the memory, then the peer.
+    // Both present until `dereg` or Drop takes them: the registration
+    // (which holds its peer) goes first, then the memory.
     mr: Option<MrLocal<'static>>,
     buf: Option<B>,
-    _peer: Peer,
 }
 
 impl<B: Buffer> Region<B> {
@@ -46,13 +45,11 @@ impl<B: Buffer> Region<B> {
         let (ptr, len) = (buf.as_mut_ptr(), buf.len());
         // SAFETY: by the Buffer contract the memory stays valid and in
         // place while `buf` lives, and the region keeps `buf` until the
-        // registration is gone (`release`). The peer outlives the
-        // registration: the region holds a clone of it.
-        let mr = unsafe { MrLocal::reg_raw(peer.shared(), ptr.cast(), len, usage) }?;
+        // registration is gone (`release`).
+        let mr = unsafe { MrLocal::reg_raw(peer, ptr.cast(), len, usage) }?;
         Ok(Region {
             mr: Some(mr),
             buf: Some(buf),
-            _peer: peer.clone(),
         })
     }
 

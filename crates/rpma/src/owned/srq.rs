@@ -18,9 +18,8 @@ use crate::srq_cfg::SrqCfg;
 /// gone.
 #[derive(Debug, Clone)]
 pub struct Srq {
-    // The queue goes before the peer it was made on.
+    // The queue holds its peer.
     srq: Arc<srq::Srq<'static>>,
-    _peer: Peer,
 }
 
 impl Srq {
@@ -31,12 +30,8 @@ impl Srq {
     /// # Errors
     /// `Error::Provider` when the device refuses the queue or its CQ.
     pub fn new(peer: &Peer, cfg: Option<&SrqCfg>) -> Result<Srq> {
-        // SAFETY: the queue claims the peer for 'static; the clone kept
-        // beside it, dropped after it, makes that true.
-        let shared: &'static crate::peer::Peer = unsafe { &*std::ptr::from_ref(peer.shared()) };
         Ok(Srq {
-            srq: Arc::new(srq::Srq::new(shared, cfg)?),
-            _peer: peer.clone(),
+            srq: Arc::new(srq::Srq::new(peer, cfg)?),
         })
     }
 
