@@ -184,15 +184,6 @@ impl From<Error> for std::io::Error {
     }
 }
 
-/// Description of any return value of the C API: 0 is a success, an unknown
-/// code reads like `RPMA_E_UNKNOWN`.
-pub fn describe(code: c_int) -> &'static CStr {
-    match code {
-        0 => c"Success",
-        _ => Error::from_code(code).unwrap_or(Error::Unknown).as_cstr(),
-    }
-}
-
 /// The calling thread's `errno`.
 pub(crate) fn errno() -> c_int {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
@@ -329,14 +320,5 @@ mod tests {
             std::io::Error::from(Error::NoCompletion).kind(),
             std::io::ErrorKind::WouldBlock
         );
-    }
-
-    #[test]
-    fn unknown_codes_describe_as_unknown() {
-        assert_eq!(describe(0), c"Success");
-        assert_eq!(describe(-100010), c"Unknown error");
-        assert_eq!(describe(1), c"Unknown error");
-        assert_eq!(describe(i32::MIN), c"Unknown error");
-        assert_eq!(describe(-100009), c"Completion channel is not shared");
     }
 }
