@@ -196,10 +196,7 @@ pub unsafe extern "C" fn rpma_conn_cfg_get_compl_channel(
 // request may still be made with this configuration. Kept out of the doc
 // comment, which cbindgen copies into librpma.h.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_cfg_set_srq(
-    cfg: *mut ConnCfg<'static>,
-    srq: *mut Srq<'static>,
-) -> c_int {
+pub unsafe extern "C" fn rpma_conn_cfg_set_srq(cfg: *mut ConnCfg<'static>, srq: *mut Srq) -> c_int {
     let set = |c: &ConnCfg<'static>| -> rpma::Result<()> {
         let srq = NonNull::new(srq).ok_or(Error::Inval)?;
         // SAFETY: the caller keeps the SRQ alive for as long as the
@@ -219,7 +216,7 @@ pub unsafe extern "C" fn rpma_conn_cfg_set_srq(
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_cfg_get_srq(
     cfg: *const ConnCfg<'static>,
-    srq_ptr: *mut *mut Srq<'static>,
+    srq_ptr: *mut *mut Srq,
 ) -> c_int {
     // SAFETY: caller contract above.
     unsafe {

@@ -17,13 +17,13 @@ pub unsafe extern "C" fn rpma_ep_listen(
     peer: *mut Peer,
     addr: *const c_char,
     port: *const c_char,
-    ep_ptr: *mut *mut Ep<'static>,
+    ep_ptr: *mut *mut Ep,
 ) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above (for all four).
         let (peer, addr, port) = unsafe { (arg(peer)?, c_str(addr)?, c_str(port)?) };
         let slot = out(ep_ptr)?;
-        let ep = Ep::listen_unchecked(peer, addr, port)?;
+        let ep = Ep::listen_cstr(peer, addr, port)?;
         // SAFETY: checked output pointer.
         unsafe { put_new(slot, ep) }
     })
@@ -34,7 +34,7 @@ pub unsafe extern "C" fn rpma_ep_listen(
 /// # Safety
 /// `ep_ptr` is NULL or points to NULL or to an endpoint from this library.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_ep_shutdown(ep_ptr: *mut *mut Ep<'static>) -> c_int {
+pub unsafe extern "C" fn rpma_ep_shutdown(ep_ptr: *mut *mut Ep) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { take_handle(ep_ptr) }?.map_or(Ok(()), |ep| ep.shutdown()))
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn rpma_ep_shutdown(ep_ptr: *mut *mut Ep<'static>) -> c_in
 /// # Safety
 /// `ep` is NULL or a live endpoint; `fd` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_ep_get_fd(ep: *const Ep<'static>, fd: *mut c_int) -> c_int {
+pub unsafe extern "C" fn rpma_ep_get_fd(ep: *const Ep, fd: *mut c_int) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(ep, fd, |e| e.fd().as_raw_fd()) }
 }
@@ -56,7 +56,7 @@ pub unsafe extern "C" fn rpma_ep_get_fd(ep: *const Ep<'static>, fd: *mut c_int) 
 /// `req_ptr` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_ep_next_conn_req(
-    ep: *mut Ep<'static>,
+    ep: *mut Ep,
     cfg: *const ConnCfg<'static>,
     req_ptr: *mut *mut ConnReq<'static>,
 ) -> c_int {

@@ -17,7 +17,7 @@ use rpma::srq_cfg::SrqCfg;
 pub unsafe extern "C" fn rpma_srq_new(
     peer: *mut Peer,
     cfg: *mut SrqCfg,
-    srq_ptr: *mut *mut Srq<'static>,
+    srq_ptr: *mut *mut Srq,
 ) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above.
@@ -35,7 +35,7 @@ pub unsafe extern "C" fn rpma_srq_new(
 /// `srq_ptr` is NULL or points to NULL or to an SRQ from this library that
 /// no connection uses any more.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_srq_delete(srq_ptr: *mut *mut Srq<'static>) -> c_int {
+pub unsafe extern "C" fn rpma_srq_delete(srq_ptr: *mut *mut Srq) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { take_handle(srq_ptr) }?.map_or(Ok(()), |s| s.delete()))
 }
@@ -46,7 +46,7 @@ pub unsafe extern "C" fn rpma_srq_delete(srq_ptr: *mut *mut Srq<'static>) -> c_i
 /// `srq` and `dst` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_srq_recv(
-    srq: *mut Srq<'static>,
+    srq: *mut Srq,
     dst: *mut MrLocal<'static>,
     offset: usize,
     len: usize,
@@ -65,10 +65,7 @@ pub unsafe extern "C" fn rpma_srq_recv(
 /// # Safety
 /// `srq` is NULL or a live SRQ; `rcq_ptr` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_srq_get_rcq(
-    srq: *const Srq<'static>,
-    rcq_ptr: *mut *mut Cq,
-) -> c_int {
+pub unsafe extern "C" fn rpma_srq_get_rcq(srq: *const Srq, rcq_ptr: *mut *mut Cq) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(srq, rcq_ptr, |s| cq_handle(s.rcq())) }
 }

@@ -42,12 +42,12 @@ pub struct ConnCfg<'srq> {
     shared_compl_channel: AtomicBool,
     /// Null or an SRQ that outlives `'srq` (a borrow from `set_srq`, or the
     /// C caller's promise to `set_srq_unchecked`). Its own lifetime is
-    /// erased: an `AtomicPtr<Srq<'srq>>` would make the configuration
+    /// erased: an `AtomicPtr<Srq>` would make the configuration
     /// invariant in `'srq`.
-    srq: AtomicPtr<Srq<'static>>,
+    srq: AtomicPtr<Srq>,
     /// The borrow of the SRQ, for the borrow checker and for the auto
     /// traits (a configuration is Send/Sync only if `&Srq` is).
-    _srq: PhantomData<&'srq Srq<'srq>>,
+    _srq: PhantomData<&'srq Srq>,
 }
 
 /// The values of a configuration at one moment.
@@ -59,7 +59,7 @@ pub(crate) struct ConnSettings {
     pub sq_size: u32,
     pub rq_size: u32,
     pub shared_compl_channel: bool,
-    pub srq: Option<NonNull<Srq<'static>>>,
+    pub srq: Option<NonNull<Srq>>,
 }
 
 impl Default for ConnCfg<'_> {
@@ -223,9 +223,9 @@ impl<'srq> ConnCfg<'srq> {
     ///     Ok(())
     /// }
     /// ```
-    pub fn set_srq(&mut self, srq: &'srq Srq<'_>) {
+    pub fn set_srq(&mut self, srq: &'srq Srq) {
         // Only the lifetime changes; the borrow of 'srq keeps the queue.
-        let srq = NonNull::from(srq).cast::<Srq<'static>>();
+        let srq = NonNull::from(srq);
         self.srq.store(srq.as_ptr(), SeqCst);
     }
 
@@ -239,13 +239,13 @@ impl<'srq> ConnCfg<'srq> {
     /// (`Ep::next_conn_req`, `ConnReq::new`): the contract of
     /// `rpma_conn_cfg_set_srq`, whose caller keeps the SRQ until every
     /// connection request made with the configuration exists.
-    pub unsafe fn set_srq_unchecked(&self, srq: NonNull<Srq<'static>>) {
+    pub unsafe fn set_srq_unchecked(&self, srq: NonNull<Srq>) {
         self.srq.store(srq.as_ptr(), SeqCst);
     }
 
     /// The SRQ set, if any, as a pointer (what `rpma_conn_cfg_get_srq`
     /// returns).
-    pub fn srq(&self) -> Option<NonNull<Srq<'static>>> {
+    pub fn srq(&self) -> Option<NonNull<Srq>> {
         NonNull::new(self.srq.load(SeqCst))
     }
 
@@ -313,7 +313,7 @@ mod tests {
     #[test]
     fn srq_is_remembered() {
         let cfg = ConnCfg::new();
-        let fake = NonNull::<Srq<'static>>::dangling();
+        let fake = NonNull::<Srq>::dangling();
         // SAFETY: the configuration is only read back here, never used to
         // build a request, so the pointer is never dereferenced.
         unsafe { cfg.set_srq_unchecked(fake) };

@@ -31,10 +31,10 @@ pub struct ConnReq<'a> {
     parts: Option<Parts>,
     passive: bool,
     private_data: Option<Box<[u8]>>,
-    /// The peer (held by the parts) and the SRQ the queue pair receives
-    /// through, if the configuration named one: borrowed until the request
-    /// and its connection are gone.
-    _borrows: PhantomData<(&'a Peer, &'a Srq<'a>)>,
+    /// The SRQ the queue pair receives through, if the configuration named
+    /// one: borrowed until the request and its connection are gone. (The
+    /// parts hold the peer.)
+    _srq: PhantomData<&'a Srq>,
 }
 
 // SAFETY: the cm id and queues are librdmacm/libibverbs objects usable from
@@ -81,7 +81,8 @@ impl<'a> ConnReq<'a> {
     /// Prepares a connection to `addr`:`port`: resolves the address and the
     /// route (each within the configured timeout) and builds the queues;
     /// the request comes on the heap, ready to be a C handle. The request
-    /// and its connection borrow `peer` and the SRQ `cfg` names, if any.
+    /// and its connection hold `peer`, and borrow the SRQ `cfg` names, if
+    /// any.
     ///
     /// ```no_run
     /// use rpma::{conn_req::ConnReq, peer::{Device, Peer}};
@@ -101,7 +102,7 @@ impl<'a> ConnReq<'a> {
     /// id, a CQ or the QP cannot be made; `Error::NoMem` when the request
     /// cannot be allocated.
     pub fn new(
-        peer: &'a Peer,
+        peer: &Peer,
         addr: &str,
         port: &str,
         cfg: Option<&ConnCfg<'a>>,
@@ -150,7 +151,7 @@ impl<'a> ConnReq<'a> {
             }),
             passive: false,
             private_data: None,
-            _borrows: PhantomData,
+            _srq: PhantomData,
         })
     }
 
@@ -197,7 +198,7 @@ impl<'a> ConnReq<'a> {
             }),
             passive: true,
             private_data,
-            _borrows: PhantomData,
+            _srq: PhantomData,
         }
     }
 

@@ -2,7 +2,6 @@
 //! connection request per incoming connection.
 
 use std::ffi::{CStr, CString};
-use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::os::fd::BorrowedFd;
 use std::ptr::NonNull;
@@ -18,27 +17,27 @@ use crate::verbs::{AddrInfo, CmEvent, CmId, EventChannel};
 
 /// A listening endpoint (opaque to C).
 #[derive(Debug)]
-pub struct Ep<'p> {
+pub struct Ep {
     // Field order is release order: the id before its channel.
     id: Option<CmId>,
     evch: EventChannel,
     /// The peer of the requests it hands out. An endpoint puts nothing on
     /// the peer's domain, so it does not hold it (`Peer::delete`).
     peer: WeakPeer,
-    _peer: PhantomData<&'p Peer>,
 }
 
 // SAFETY: the id and channel are librdmacm objects usable from any thread;
 // the peer is Sync. Changing calls take the endpoint by value.
-unsafe impl Send for Ep<'_> {}
+unsafe impl Send for Ep {}
 // SAFETY: as above; shared calls only read the fd or take events, which
 // librdmacm serialises.
-unsafe impl Sync for Ep<'_> {}
+unsafe impl Sync for Ep {}
 
-impl<'p> Ep<'p> {
-    /// Listens on `addr`:`port` (a local address and a decimal port). The
-    /// endpoint, and every request and connection it hands out, borrow
-    /// `peer`.
+impl Ep {
+    /// Listens on `addr`:`port` (a local address and a decimal port) for
+    /// requests on `peer`. The requests it hands out hold the peer; the
+    /// endpoint does not, so once nothing else does it refuses requests
+    /// (`Error::Inval`).
     ///
     /// ```no_run
     /// use rpma::{ep::Ep, peer::{Device, Peer}};
@@ -55,13 +54,17 @@ impl<'p> Ep<'p> {
     /// `Error::Provider` when the event channel or the id cannot be made,
     /// or the address cannot be resolved (`rdma_getaddrinfo`), bound
     /// (`rdma_bind_addr`) or listened on (`rdma_listen`).
-    pub fn listen(peer: &'p Peer, addr: &str, port: &str) -> Result<Ep<'p>> {
+    pub fn listen(peer: &Peer, addr: &str, port: &str) -> Result<Ep> {
         let addr = CString::new(addr).map_err(|_| Error::Inval)?;
         let port = CString::new(port).map_err(|_| Error::Inval)?;
         Ep::listen_cstr(peer, &addr, &port)
     }
 
-    fn listen_cstr(peer: &Peer, addr: &CStr, port: &CStr) -> Result<Ep<'p>> {
+    /// [`Ep::listen`] with C strings, for the C API's `rpma_ep_listen`.
+    ///
+    /// # Errors
+    /// As [`Ep::listen`] (a `CStr` holds no NUL byte to refuse).
+    pub fn listen_cstr(peer: &Peer, addr: &CStr, port: &CStr) -> Result<Ep> {
         let evch = EventChannel::new()?;
         let id = CmId::new(Some(&evch))?;
         let info = AddrInfo::resolve(addr, Some(port), true)?;
@@ -78,7 +81,6 @@ impl<'p> Ep<'p> {
             id: Some(id),
             evch,
             peer: peer.downgrade(),
-            _peer: PhantomData,
         })
     }
 
@@ -90,8 +92,8 @@ impl<'p> Ep<'p> {
 
     /// Takes the next incoming connection request and builds its queues
     /// from `cfg` (or the defaults). The request (and the connection made
-    /// from it) borrows the peer and the SRQ `cfg` names, if any: `'a` is
-    /// no longer than either.
+    /// from it) borrows the SRQ `cfg` names, if any: `'a` is no longer
+    /// than that.
     ///
     /// # Errors
     /// `Error::Inval` for an event that is not a request (consumed), or a
@@ -103,10 +105,7 @@ impl<'p> Ep<'p> {
     /// (`rdma_create_event_channel`, `rdma_migrate_id`);
     /// `Error::NoMem` when the private data or the request cannot be
     /// allocated. A request that fails after it came is rejected.
-    pub fn next_conn_req<'a>(&self, cfg: Option<&ConnCfg<'a>>) -> Result<Box<ConnReq<'a>>>
-    where
-        'p: 'a,
-    {
+    pub fn next_conn_req<'a>(&self, cfg: Option<&ConnCfg<'a>>) -> Result<Box<ConnReq<'a>>> {
         self.take_conn_req(self.evch.next(Op::EpNextConnReq)?, cfg)
     }
 
@@ -120,20 +119,18 @@ impl<'p> Ep<'p> {
     pub fn try_next_conn_req<'a>(
         &self,
         cfg: Option<&ConnCfg<'a>>,
-    ) -> Result<Option<Box<ConnReq<'a>>>>
-    where
-        'p: 'a,
-    {
+    ) -> Result<Option<Box<ConnReq<'a>>>> {
         match self.evch.try_next(Op::EpNextConnReq)? {
             Some(ev) => self.take_conn_req(ev, cfg).map(Some),
             None => Ok(None),
         }
     }
 
-    fn take_conn_req<'a>(&self, ev: CmEvent, cfg: Option<&ConnCfg<'a>>) -> Result<Box<ConnReq<'a>>>
-    where
-        'p: 'a,
-    {
+    fn take_conn_req<'a>(
+        &self,
+        ev: CmEvent,
+        cfg: Option<&ConnCfg<'a>>,
+    ) -> Result<Box<ConnReq<'a>>> {
         let e = ev.get();
         if e.event != sys::RDMA_CM_EVENT_CONNECT_REQUEST {
             // SAFETY: rdma_event_str returns a static string for any value.
@@ -189,18 +186,5 @@ impl<'p> Ep<'p> {
     /// `Error::Provider` when `rdma_destroy_id` fails.
     pub fn shutdown(mut self) -> Result<()> {
         self.id.take().map_or(Ok(()), CmId::destroy)
-    }
-}
-
-impl Ep<'static> {
-    /// [`Ep::listen`] for the C API's `rpma_ep_listen`, whose peer is a
-    /// handle Rust cannot see the life of: the endpoint claims no borrow.
-    /// Requests it hands out hold the peer themselves; once nothing does,
-    /// it takes no more (`Error::Inval`).
-    ///
-    /// # Errors
-    /// As [`Ep::listen`] (a `CStr` holds no NUL byte to refuse).
-    pub fn listen_unchecked(peer: &Peer, addr: &CStr, port: &CStr) -> Result<Ep<'static>> {
-        Ep::listen_cstr(peer, addr, port)
     }
 }

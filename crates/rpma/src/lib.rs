@@ -7,9 +7,9 @@
 //! into threads and tasks, operations on checked ranges, and options
 //! built by name. The modules beside it ([`peer`], [`mr`], [`conn`], ...)
 //! are the C library's objects, each holding a clone of its [`Peer`]
-//! (shared by reference counting) but still marked with a lifetime;
-//! `librpma.so.0`, the drop-in replacement for the C library, is built on
-//! them (crate `librpma`), and the owned handles wrap them.
+//! (shared by reference counting); `librpma.so.0`, the drop-in
+//! replacement for the C library, is built on them (crate `librpma`), and
+//! the owned handles wrap them.
 //!
 //! [`Peer`]: peer::Peer
 //!
@@ -109,29 +109,29 @@
 //! Everything starts from a [`Device`](peer::Device), the RDMA device that
 //! rdma_cm finds for an address, and a [`Peer`](peer::Peer) on it (a
 //! protection domain, shared by reference counting). Everything made on
-//! the peer holds a clone of it, and also borrows it, so the borrow
-//! checker keeps the order the C library's objects must go in: a
-//! [`MrLocal<'p>`](mr::MrLocal) region, an [`Ep<'p>`](ep::Ep) endpoint,
-//! the [`ConnReq<'a>`](conn_req::ConnReq) requests it or
+//! the peer holds a clone of it, so the domain goes with the last of
+//! them, whatever the order: an [`MrLocal`](mr::MrLocal) region, an
+//! [`Ep`](ep::Ep) endpoint (which holds it weakly), the
+//! [`ConnReq<'a>`](conn_req::ConnReq) requests it or
 //! [`ConnReq::new`](conn_req::ConnReq::new) hands out, and the
-//! [`Conn<'a>`](conn::Conn) connection a request becomes. Dropping an
-//! object releases it; the `delete`/`dereg`/`shutdown` methods do the same
-//! and report how it went. Data operations take an `op_context: u64` that
-//! comes back as the completion's `wr_id`.
+//! [`Conn<'a>`](conn::Conn) connection a request becomes (`'a`: the
+//! shared receive queue they may borrow). Dropping an object releases
+//! it; the `delete`/`dereg`/`shutdown` methods do the same and report how
+//! it went. Data operations take an `op_context: u64` that comes back as
+//! the completion's `wr_id`.
 //!
-//! The `unchecked` constructors (`Peer::from_raw_context`, with the
-//! feature `raw`, [`MrLocal::reg_raw`], [`Ep::listen_unchecked`],
-//! [`ConnReq::new_unchecked`]) are the C API's: they claim `'static`
-//! borrows of the memory and the SRQ on the word of a C caller; the owned
-//! handles use them with a clone of the SRQ and the memory they own,
-//! which makes the word true. A region that borrows its
-//! buffer exists only inside [`MrLocal::reg_scoped`]'s closure: a region
-//! that held the borrow for its own life could be leaked (`mem::forget`),
-//! which would end the borrow while the memory is still registered.
+//! The `unchecked`/`raw` constructors (`Peer::from_raw_context`, with the
+//! feature `raw`, [`MrLocal::reg_raw`], [`ConnReq::new_unchecked`]) are
+//! the C API's: they claim `'static` borrows of the memory and the SRQ
+//! on the word of a C caller; the owned handles use them with a clone of
+//! the SRQ and the memory they own, which makes the word true. A region
+//! that borrows its buffer exists only inside [`MrLocal::reg_scoped`]'s
+//! closure: a region that held the borrow for its own life could be
+//! leaked (`mem::forget`), which would end the borrow while the memory is
+//! still registered.
 //!
 //! [`MrLocal::reg_scoped`]: mr::MrLocal::reg_scoped
 //! [`MrLocal::reg_raw`]: mr::MrLocal::reg_raw
-//! [`Ep::listen_unchecked`]: ep::Ep::listen_unchecked
 //! [`ConnReq::new_unchecked`]: conn_req::ConnReq::new_unchecked
 //!
 //! # Layers

@@ -32,9 +32,8 @@ pub struct MrLocal<'p> {
     reg: Registration,
     peer: Peer,
     usage: Usage,
-    /// The peer and the memory registered, both borrowed while the region
-    /// lives.
-    _borrows: PhantomData<(&'p Peer, &'p mut [u8])>,
+    /// The memory registered, borrowed while the region lives.
+    _mem: PhantomData<&'p mut [u8]>,
 }
 
 impl<'p> MrLocal<'p> {
@@ -68,13 +67,12 @@ impl<'p> MrLocal<'p> {
     /// `Error::Inval` for an empty `usage` or an empty `buf`;
     /// `Error::Provider` when the provider refuses the registration
     /// (`ibv_reg_mr`, after its fallbacks). `buf` is freed either way.
-    pub fn reg_owned(peer: &'p Peer, buf: Box<[u8]>, usage: Usage) -> Result<MrOwned<'p>> {
+    pub fn reg_owned(peer: &Peer, buf: Box<[u8]>, usage: Usage) -> Result<MrOwned<'p>> {
         let len = buf.len();
         let buf = NonNull::from(Box::leak(buf));
         // SAFETY: the memory is leaked until MrOwned gives it back, which it
         // does only after the registration is gone (or never, when the
-        // deregistration failed; a leaked MrOwned leaks it too); the peer
-        // is borrowed for 'p.
+        // deregistration failed; a leaked MrOwned leaks it too).
         match unsafe { MrLocal::reg_raw(peer, buf.as_ptr().cast(), len, usage) } {
             Ok(mr) => Ok(MrOwned {
                 mr: ManuallyDrop::new(mr),
@@ -112,7 +110,7 @@ impl<'p> MrLocal<'p> {
     /// }
     /// ```
     ///
-    /// The borrow checker holds the buffer and the peer for the region.
+    /// The borrow checker holds the buffer for the region.
     /// Freeing the buffer while it is registered does not compile (E0505:
     /// `buf` is moved out while the registration borrows it):
     ///
@@ -144,20 +142,6 @@ impl<'p> MrLocal<'p> {
     /// }
     /// ```
     ///
-    /// Nor does deleting the peer before its regions (E0505: `peer` is
-    /// moved out while the registration borrows it):
-    ///
-    /// ```compile_fail,E0505
-    /// use rpma::mr::{MrLocal, Usage};
-    /// use rpma::peer::{Device, Peer};
-    ///
-    /// fn expose(device: &Device, buf: &mut [u8]) -> rpma::Result<()> {
-    ///     let peer = Peer::new(device)?;
-    ///     MrLocal::reg_scoped(&peer, buf, Usage::WRITE_DST, |mr| peer.delete())??;
-    ///     Ok(())
-    /// }
-    /// ```
-    ///
     /// Nor does keeping the region past the scope (E0521: the borrowed
     /// region escapes the closure), which is what makes leaking it
     /// impossible:
@@ -180,7 +164,7 @@ impl<'p> MrLocal<'p> {
     /// the deregistration fails (`ibv_dereg_mr`), and what `f` returned is
     /// dropped.
     pub fn reg_scoped<R>(
-        peer: &'p Peer,
+        peer: &Peer,
         buf: &mut [u8],
         usage: Usage,
         f: impl FnOnce(&MrLocal<'_>) -> R,
@@ -204,11 +188,7 @@ impl<'p> MrLocal<'p> {
     /// write into, after it is freed. That is why it is not public: no
     /// safe API can promise it, and `reg_scoped` keeps the region where no
     /// caller can leak it.
-    pub(crate) unsafe fn reg(
-        peer: &'p Peer,
-        buf: &'p mut [u8],
-        usage: Usage,
-    ) -> Result<MrLocal<'p>> {
+    pub(crate) unsafe fn reg(peer: &Peer, buf: &'p mut [u8], usage: Usage) -> Result<MrLocal<'p>> {
         let (ptr, len) = (buf.as_mut_ptr().cast::<c_void>(), buf.len());
         // SAFETY: the memory is borrowed exclusively for 'p, which the
         // region's type carries, and the caller deregisters the region
@@ -251,7 +231,7 @@ impl MrLocal<'static> {
             reg,
             peer: peer.clone(),
             usage,
-            _borrows: PhantomData,
+            _mem: PhantomData,
         })
     }
 }

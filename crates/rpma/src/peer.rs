@@ -403,19 +403,16 @@ impl Peer {
     /// The peer's reference to the shared flush target goes first; while
     /// connections remain, the last of them deregisters it.
     ///
-    /// In Rust the borrows see to the order: deleting a peer while a
-    /// connection made through it lives does not compile (E0505: `peer`
-    /// is moved out while the connection borrows it).
+    /// ```no_run
+    /// use rpma::{conn_req::ConnReq, peer::{Device, Peer}, Error};
     ///
-    /// ```compile_fail,E0505
-    /// use rpma::{conn_req::ConnReq, peer::{Device, Peer}};
-    ///
-    /// fn connect(device: &Device) -> rpma::Result<()> {
-    ///     let peer = Peer::new(device)?;
-    ///     let conn = ConnReq::new(&peer, "192.168.0.1", "7204", None)?.connect(None)?;
-    ///     peer.delete()?;
-    ///     conn.delete()
-    /// }
+    /// let peer = Peer::new(&Device::remote("192.168.0.1")?)?;
+    /// let conn = ConnReq::new(&peer, "192.168.0.1", "7204", None)?.connect(None)?;
+    /// // the connection's queue pair is on the domain: EBUSY, as in C
+    /// assert!(matches!(peer.delete(), Err(Error::Provider(_))));
+    /// // the connection works on, and takes the domain with it
+    /// conn.delete()?;
+    /// # Ok::<(), rpma::Error>(())
     /// ```
     ///
     /// # Errors

@@ -1,7 +1,6 @@
 //! Shared receive queue: one receive queue that several connections take
 //! their incoming messages from, optionally with its own receive CQ.
 
-use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use crate::cq::Cq;
@@ -14,7 +13,7 @@ use crate::sys;
 
 /// A shared receive queue (opaque to C).
 #[derive(Debug)]
-pub struct Srq<'p> {
+pub struct Srq {
     // Field order is release order: the CQ goes before the queue, as in the
     // C library.
     rcq: Option<Cq>,
@@ -24,16 +23,15 @@ pub struct Srq<'p> {
     /// The peer whose protection domain holds the queue: let go after the
     /// queue (Drop runs before the fields go), and taken out by `delete`.
     peer: Option<Peer>,
-    _peer: PhantomData<&'p Peer>,
 }
 
 // SAFETY: an ibv_srq is a libibverbs object usable from any thread; the
 // handle is not mutated after creation.
-unsafe impl Send for Srq<'_> {}
+unsafe impl Send for Srq {}
 // SAFETY: as above.
-unsafe impl Sync for Srq<'_> {}
+unsafe impl Sync for Srq {}
 
-impl<'p> Srq<'p> {
+impl Srq {
     /// Creates an SRQ on the peer's protection domain, sized by `cfg` (or
     /// the defaults), with its own receive CQ when the CQ size is not 0.
     ///
@@ -41,7 +39,7 @@ impl<'p> Srq<'p> {
     /// `Error::Provider` when `ibv_create_srq` fails, or the receive CQ
     /// cannot be made (`ibv_create_comp_channel`, `ibv_create_cq`,
     /// `ibv_req_notify_cq`).
-    pub fn new(peer: &Peer, cfg: Option<&SrqCfg>) -> Result<Srq<'p>> {
+    pub fn new(peer: &Peer, cfg: Option<&SrqCfg>) -> Result<Srq> {
         let default = SrqCfg::new();
         let cfg = cfg.unwrap_or(&default);
         let mut attr: sys::ibv_srq_init_attr = Default::default();
@@ -55,7 +53,6 @@ impl<'p> Srq<'p> {
             srq,
             iwarp: peer.is_iwarp(),
             peer: Some(peer.clone()),
-            _peer: PhantomData,
         };
         if cfg.rcq_size() > 0 {
             me.rcq = Some(Cq::new(peer.context(), cfg.rcq_size(), None)?);
@@ -117,7 +114,7 @@ impl<'p> Srq<'p> {
     }
 }
 
-impl Drop for Srq<'_> {
+impl Drop for Srq {
     fn drop(&mut self) {
         drop(self.rcq.take());
         // SAFETY: as in delete.

@@ -97,7 +97,7 @@ fn next_wc(cq: &Cq) -> WorkCompletion {
     }
 }
 
-fn listen<'p>(peer: &'p Peer, port: &str) -> Ep<'p> {
+fn listen(peer: &Peer, port: &str) -> Ep {
     Ep::listen(peer, &ip(), port).expect("listen")
 }
 
@@ -121,20 +121,11 @@ fn device_is_found_by_address_and_opens_a_peer() {
 #[test]
 #[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
 fn the_domain_goes_with_the_last_object_made_on_it() {
-    use std::ffi::CString;
     let peer = Peer::new(&Device::local(&ip()).unwrap()).unwrap();
     let other = peer.clone();
     let port = port(3);
-    let (host, service) = (
-        CString::new(ip()).unwrap(),
-        CString::new(port.clone()).unwrap(),
-    );
-    // the C face's constructors, which do not borrow the peer
-    let ep = Ep::listen_unchecked(&peer, &host, &service).unwrap();
-    let mut page = vec![0u8; 64];
-    // SAFETY: `page` outlives the registration, deregistered below.
-    let mut mr =
-        unsafe { MrLocal::reg_raw(&peer, page.as_mut_ptr().cast(), 64, Usage::SEND) }.unwrap();
+    let ep = listen(&peer, &port);
+    let mut mr = MrLocal::reg_owned(&peer, vec![0u8; 64].into(), Usage::SEND).unwrap();
     // while anything else holds the domain, deleting a handle reports what
     // ibv_dealloc_pd would: EBUSY
     for (handle, holder) in [(other, "another handle"), (peer, "a region")] {
@@ -144,8 +135,8 @@ fn the_domain_goes_with_the_last_object_made_on_it() {
         assert_eq!((e.call(), e.errno()), ("ibv_dealloc_pd", libc::EBUSY));
     }
     mr.write(0, b"still here").expect("the region works on");
-    mr.dereg().expect("the last object releases the domain");
-    assert_eq!(&page[..10], b"still here");
+    let buf = mr.dereg().expect("the last object releases the domain");
+    assert_eq!(&buf[..10], b"still here");
 
     let client = Peer::new(&Device::remote(&ip()).unwrap()).unwrap();
     let req = ConnReq::new(&client, &ip(), &port, None).unwrap();

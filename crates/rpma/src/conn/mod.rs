@@ -57,9 +57,9 @@ pub struct Conn<'a> {
     /// event comes (the active side's queue pair becomes ready to send as
     /// librdmacm takes the peer's answer); 0: nothing to set.
     rnr_timer_on_established: u8,
-    /// The peer whose protection domain holds the queue pair, and the SRQ
-    /// it receives through, if any: borrowed until the connection is gone.
-    _borrows: PhantomData<(&'a Peer, &'a Srq<'a>)>,
+    /// The SRQ it receives through, if any: borrowed until the connection
+    /// is gone. (The parts hold the peer.)
+    _srq: PhantomData<&'a Srq>,
 }
 
 // SAFETY: the cm id, event channel, CQs and QP are librdmacm/libibverbs
@@ -91,7 +91,7 @@ impl<'a> Conn<'a> {
             unanswered: incoming,
             iwarp: peer.is_iwarp(),
             rnr_timer_on_established: 0,
-            _borrows: PhantomData,
+            _srq: PhantomData,
         }
     }
 

@@ -24,7 +24,7 @@ fn host_and_port(addr: SocketAddr) -> (CString, CString) {
 pub struct Listener {
     // The endpoint does not hold its peer (requests do): the listener
     // keeps it for the requests to come.
-    ep: Ep<'static>,
+    ep: Ep,
     _peer: Peer,
 }
 
@@ -36,7 +36,7 @@ impl Listener {
     /// the listen fails (the log says why).
     pub fn bind(peer: &Peer, addr: SocketAddr) -> Result<Listener> {
         let (host, port) = host_and_port(addr);
-        let ep = Ep::listen_unchecked(peer, &host, &port)?;
+        let ep = Ep::listen_cstr(peer, &host, &port)?;
         // non-blocking, so that the waits here are bounded by their
         // deadlines
         ready::set_nonblocking(ep.fd())?;

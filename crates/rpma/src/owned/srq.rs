@@ -19,7 +19,7 @@ use crate::srq_cfg::SrqCfg;
 #[derive(Debug, Clone)]
 pub struct Srq {
     // The queue holds its peer.
-    srq: Arc<srq::Srq<'static>>,
+    srq: Arc<srq::Srq>,
 }
 
 impl Srq {
