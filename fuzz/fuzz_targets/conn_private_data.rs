@@ -96,7 +96,7 @@ fn connect<'p>(
     peer: &'p Peer,
     flags: u8,
     first: Option<&Event>,
-) -> (Box<Conn<'p>>, Option<Ep<'p>>, Option<Vec<u8>>) {
+) -> (Box<Conn<'p>>, Option<Ep>, Option<Vec<u8>>) {
     let first_bytes = match first.map(|e| &e.private_data) {
         Some(PrivateData::Bytes(b)) if !b.is_empty() => Some(b.clone()),
         _ => None,
