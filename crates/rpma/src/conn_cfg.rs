@@ -41,9 +41,7 @@ pub struct ConnCfg<'srq> {
     rq_size: AtomicU32,
     shared_compl_channel: AtomicBool,
     /// Null or an SRQ that outlives `'srq` (a borrow from `set_srq`, or the
-    /// C caller's promise to `set_srq_unchecked`). Its own lifetime is
-    /// erased: an `AtomicPtr<Srq>` would make the configuration
-    /// invariant in `'srq`.
+    /// C caller's promise to `set_srq_unchecked`).
     srq: AtomicPtr<Srq>,
     /// The borrow of the SRQ, for the borrow checker and for the auto
     /// traits (a configuration is Send/Sync only if `&Srq` is).
@@ -224,9 +222,8 @@ impl<'srq> ConnCfg<'srq> {
     /// }
     /// ```
     pub fn set_srq(&mut self, srq: &'srq Srq) {
-        // Only the lifetime changes; the borrow of 'srq keeps the queue.
-        let srq = NonNull::from(srq);
-        self.srq.store(srq.as_ptr(), SeqCst);
+        // The borrow of 'srq keeps the queue.
+        self.srq.store(std::ptr::from_ref(srq).cast_mut(), SeqCst);
     }
 
     /// Makes connections use the SRQ at `srq` without borrowing it: for

@@ -277,23 +277,23 @@ impl<'a> ConnReq<'a> {
             return Err(Error::Inval);
         }
         let parts = self.parts.take().expect("present until released");
-        let peer = parts.peer.clone();
-        let mut param = conn_param(pdata, peer.ack_timeout());
+        let (ack_timeout, rnr_timer) = (parts.peer.ack_timeout(), parts.peer.min_rnr_timer());
+        let mut param = conn_param(pdata, ack_timeout);
         // the timeout reaches the queue pair when it is made ready to send,
         // inside the accept or after the connect
-        timeouts::apply(&parts.id, peer.ack_timeout());
+        timeouts::apply(&parts.id, ack_timeout);
         let passive = self.passive;
         let private_data = self.private_data.take();
         // A failed allocation drops the connection, which releases the
         // parts (and rejects an incoming request) as the request would.
-        let mut conn = try_box(Conn::new(parts, &peer, passive))?;
-        conn.take_flush_target(&peer)?;
+        let mut conn = try_box(Conn::new(parts, passive))?;
+        conn.take_flush_target()?;
         if passive {
             conn.accept(&mut param)?;
-            conn.set_min_rnr_timer(peer.min_rnr_timer());
+            conn.set_min_rnr_timer(rnr_timer);
             conn.keep_private_data(private_data);
         } else {
-            conn.set_min_rnr_timer_when_established(peer.min_rnr_timer());
+            conn.set_min_rnr_timer_when_established(rnr_timer);
             conn.connect(&mut param)?;
         }
         Ok(conn)

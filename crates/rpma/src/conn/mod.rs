@@ -13,7 +13,6 @@ use crate::error::{Error, FirstError, Result};
 use crate::flush_target::FlushTarget;
 use crate::log::{Level, Op};
 use crate::native::QpNative;
-use crate::peer::Peer;
 use crate::peer_cfg::PeerCfg;
 use crate::queues::{Parts, Queues};
 use crate::srq::Srq;
@@ -72,14 +71,14 @@ unsafe impl Send for Conn<'_> {}
 unsafe impl Sync for Conn<'_> {}
 
 impl<'a> Conn<'a> {
-    /// Puts a connection together from a request's parts, made on `peer`'s
-    /// device. `incoming`: the request came through an endpoint and is not
-    /// accepted yet, so releasing the connection before `accept` rejects
-    /// it.
-    pub(crate) fn new(parts: Parts, peer: &Peer, incoming: bool) -> Conn<'a> {
+    /// Puts a connection together from a request's parts. `incoming`: the
+    /// request came through an endpoint and is not accepted yet, so
+    /// releasing the connection before `accept` rejects it.
+    pub(crate) fn new(parts: Parts, incoming: bool) -> Conn<'a> {
         let qp = parts.id.qp();
         let native = parts.queues.native;
         let event_fd = parts.evch.fd();
+        let iwarp = parts.peer.is_iwarp();
         Conn {
             parts: Some(parts),
             flush: None,
@@ -89,7 +88,7 @@ impl<'a> Conn<'a> {
             native,
             event_fd,
             unanswered: incoming,
-            iwarp: peer.is_iwarp(),
+            iwarp,
             rnr_timer_on_established: 0,
             _srq: PhantomData,
         }
@@ -99,9 +98,9 @@ impl<'a> Conn<'a> {
     /// flush. A connection that flushes natively reads nowhere: like the C
     /// library's, it holds no flush region (so deleting it deregisters
     /// none).
-    pub(crate) fn take_flush_target(&mut self, peer: &Peer) -> Result<()> {
+    pub(crate) fn take_flush_target(&mut self) -> Result<()> {
         if !self.native.flush {
-            self.flush = Some(peer.flush_target()?);
+            self.flush = Some(self.parts().peer.flush_target()?);
         }
         Ok(())
     }
