@@ -164,9 +164,6 @@ struct rpma_peer;
  */
 struct rpma_peer_cfg;
 
-/**
- * A shared receive queue (opaque to C).
- */
 struct rpma_srq;
 
 struct rpma_srq_cfg;
@@ -519,8 +516,8 @@ int rpma_conn_cfg_get_srq(const struct rpma_conn_cfg *cfg, struct rpma_srq **srq
  *
  * # Safety
  * `peer` is NULL or a live peer; `addr` and `port` are NULL or strings;
- * `cfg` is NULL or a live configuration, and an SRQ it names outlives the
- * request and its connection; `req_ptr` is NULL or writable.
+ * `cfg` is NULL or a live configuration, and an SRQ it names is live;
+ * `req_ptr` is NULL or writable.
  */
 int rpma_conn_req_new(struct rpma_peer *peer,
                       const char *addr,
@@ -626,7 +623,8 @@ int rpma_ep_get_fd(const struct rpma_ep *ep, int *fd);
  * Takes the next incoming connection request.
  *
  * # Safety
- * `ep` is NULL or a live endpoint; `cfg` is NULL or a live configuration;
+ * `ep` is NULL or a live endpoint; `cfg` is NULL or a live configuration,
+ * and an SRQ it names is live;
  * `req_ptr` is NULL or writable.
  */
 int rpma_ep_next_conn_req(struct rpma_ep *ep,

@@ -92,11 +92,11 @@ fn bytes_of(v: &Option<(*const u8, Vec<u8>)>) -> Option<Vec<u8>> {
 
 /// A new connection on either side; returns it, the endpoint (passive) and
 /// the private data it starts with.
-fn connect<'p>(
-    peer: &'p Peer,
+fn connect(
+    peer: &Peer,
     flags: u8,
     first: Option<&Event>,
-) -> (Box<Conn<'p>>, Option<Ep>, Option<Vec<u8>>) {
+) -> (Box<Conn>, Option<Ep>, Option<Vec<u8>>) {
     let first_bytes = match first.map(|e| &e.private_data) {
         Some(PrivateData::Bytes(b)) if !b.is_empty() => Some(b.clone()),
         _ => None,

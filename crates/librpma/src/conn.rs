@@ -51,10 +51,7 @@ fn wr_id(op_context: *const c_void) -> u64 {
 /// # Safety
 /// `conn` is NULL or a live connection; `fd` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_get_event_fd(
-    conn: *const Conn<'static>,
-    fd: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn rpma_conn_get_event_fd(conn: *const Conn, fd: *mut c_int) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(conn, fd, |c| c.event_fd().as_raw_fd()) }
 }
@@ -64,10 +61,7 @@ pub unsafe extern "C" fn rpma_conn_get_event_fd(
 /// # Safety
 /// `conn` is NULL or a live connection; `event` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_next_event(
-    conn: *mut Conn<'static>,
-    event: *mut ConnEventArg,
-) -> c_int {
+pub unsafe extern "C" fn rpma_conn_next_event(conn: *mut Conn, event: *mut ConnEventArg) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above.
         let conn = unsafe { arg(conn) }?;
@@ -85,7 +79,7 @@ pub unsafe extern "C" fn rpma_conn_next_event(
 /// `conn` is NULL or a live connection; `pdata` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_get_private_data(
-    conn: *const Conn<'static>,
+    conn: *const Conn,
     pdata: *mut rpma_conn_private_data,
 ) -> c_int {
     // SAFETY: caller contract above.
@@ -98,7 +92,7 @@ pub unsafe extern "C" fn rpma_conn_get_private_data(
 /// `conn` and `pcfg` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_apply_remote_peer_cfg(
-    conn: *mut Conn<'static>,
+    conn: *mut Conn,
     pcfg: *const PeerCfg,
 ) -> c_int {
     boundary(|| {
@@ -114,10 +108,7 @@ pub unsafe extern "C" fn rpma_conn_apply_remote_peer_cfg(
 /// # Safety
 /// `conn` is NULL or a live connection; `qp_num` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_get_qp_num(
-    conn: *const Conn<'static>,
-    qp_num: *mut u32,
-) -> c_int {
+pub unsafe extern "C" fn rpma_conn_get_qp_num(conn: *const Conn, qp_num: *mut u32) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(conn, qp_num, Conn::qp_num) }
 }
@@ -127,10 +118,7 @@ pub unsafe extern "C" fn rpma_conn_get_qp_num(
 /// # Safety
 /// `conn` is NULL or a live connection; `cq_ptr` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_get_cq(
-    conn: *const Conn<'static>,
-    cq_ptr: *mut *mut Cq,
-) -> c_int {
+pub unsafe extern "C" fn rpma_conn_get_cq(conn: *const Conn, cq_ptr: *mut *mut Cq) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(conn, cq_ptr, |c| cq_handle(Some(c.cq()))) }
 }
@@ -140,10 +128,7 @@ pub unsafe extern "C" fn rpma_conn_get_cq(
 /// # Safety
 /// `conn` is NULL or a live connection; `rcq_ptr` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_get_rcq(
-    conn: *const Conn<'static>,
-    rcq_ptr: *mut *mut Cq,
-) -> c_int {
+pub unsafe extern "C" fn rpma_conn_get_rcq(conn: *const Conn, rcq_ptr: *mut *mut Cq) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(conn, rcq_ptr, |c| cq_handle(c.rcq())) }
 }
@@ -153,10 +138,7 @@ pub unsafe extern "C" fn rpma_conn_get_rcq(
 /// # Safety
 /// `conn` is NULL or a live connection; `fd` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_get_compl_fd(
-    conn: *const Conn<'static>,
-    fd: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn rpma_conn_get_compl_fd(conn: *const Conn, fd: *mut c_int) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above.
         let conn = unsafe { arg(conn) }?;
@@ -173,7 +155,7 @@ pub unsafe extern "C" fn rpma_conn_get_compl_fd(
 /// # Safety
 /// `conn` is NULL or a live connection.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_disconnect(conn: *mut Conn<'static>) -> c_int {
+pub unsafe extern "C" fn rpma_conn_disconnect(conn: *mut Conn) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { arg(conn) }?.disconnect())
 }
@@ -183,7 +165,7 @@ pub unsafe extern "C" fn rpma_conn_disconnect(conn: *mut Conn<'static>) -> c_int
 /// # Safety
 /// `conn_ptr` is NULL or points to NULL or to a connection from this library.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_delete(conn_ptr: *mut *mut Conn<'static>) -> c_int {
+pub unsafe extern "C" fn rpma_conn_delete(conn_ptr: *mut *mut Conn) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { take_handle(conn_ptr) }?.map_or(Ok(()), Conn::delete))
 }
@@ -194,7 +176,7 @@ pub unsafe extern "C" fn rpma_conn_delete(conn_ptr: *mut *mut Conn<'static>) -> 
 /// `conn`, `dst` and `src` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_read(
-    conn: *mut Conn<'static>,
+    conn: *mut Conn,
     dst: *mut MrLocal<'static>,
     dst_offset: usize,
     src: *const MrRemote,
@@ -225,7 +207,7 @@ pub unsafe extern "C" fn rpma_read(
 /// `conn`, `dst` and `src` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_write(
-    conn: *mut Conn<'static>,
+    conn: *mut Conn,
     dst: *mut MrRemote,
     dst_offset: usize,
     src: *const MrLocal<'static>,
@@ -250,7 +232,7 @@ pub unsafe extern "C" fn rpma_write(
 /// `conn`, `dst` and `src` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_write_with_imm(
-    conn: *mut Conn<'static>,
+    conn: *mut Conn,
     dst: *mut MrRemote,
     dst_offset: usize,
     src: *const MrLocal<'static>,
@@ -283,7 +265,7 @@ pub unsafe extern "C" fn rpma_write_with_imm(
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn write(
-    conn: *mut Conn<'static>,
+    conn: *mut Conn,
     dst: *mut MrRemote,
     dst_offset: usize,
     src: *const MrLocal<'static>,
@@ -315,7 +297,7 @@ unsafe fn write(
 /// or points to 8 readable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_atomic_write(
-    conn: *mut Conn<'static>,
+    conn: *mut Conn,
     dst: *mut MrRemote,
     dst_offset: usize,
     src: *const c_char,
@@ -342,7 +324,7 @@ pub unsafe extern "C" fn rpma_atomic_write(
 /// `conn` and `dst` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_flush(
-    conn: *mut Conn<'static>,
+    conn: *mut Conn,
     dst: *mut MrRemote,
     dst_offset: usize,
     len: usize,
@@ -365,7 +347,7 @@ pub unsafe extern "C" fn rpma_flush(
 /// `conn` and `src` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_send(
-    conn: *mut Conn<'static>,
+    conn: *mut Conn,
     src: *const MrLocal<'static>,
     offset: usize,
     len: usize,
@@ -382,7 +364,7 @@ pub unsafe extern "C" fn rpma_send(
 /// `conn` and `src` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_send_with_imm(
-    conn: *mut Conn<'static>,
+    conn: *mut Conn,
     src: *const MrLocal<'static>,
     offset: usize,
     len: usize,
@@ -400,7 +382,7 @@ pub unsafe extern "C" fn rpma_send_with_imm(
 /// As for `rpma_send`.
 #[inline(always)]
 unsafe fn send(
-    conn: *mut Conn<'static>,
+    conn: *mut Conn,
     src: *const MrLocal<'static>,
     offset: usize,
     len: usize,
@@ -420,7 +402,7 @@ unsafe fn send(
 /// `conn` and `dst` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_recv(
-    conn: *mut Conn<'static>,
+    conn: *mut Conn,
     dst: *mut MrLocal<'static>,
     offset: usize,
     len: usize,
@@ -440,7 +422,7 @@ pub unsafe extern "C" fn rpma_recv(
 /// is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_wait(
-    conn: *mut Conn<'static>,
+    conn: *mut Conn,
     flags: c_int,
     cq: *mut *mut Cq,
     is_rcq: *mut bool,

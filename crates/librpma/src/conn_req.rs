@@ -1,9 +1,9 @@
 use std::ffi::{c_char, c_int, c_void};
 
+use crate::conn_cfg::{for_request, ConnCfg};
 use crate::types::rpma_conn_private_data;
 use crate::{arg, boundary, c_str, out, put, take_handle};
 use rpma::conn::Conn;
-use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
 use rpma::error::Error;
 use rpma::mr::MrLocal;
@@ -13,23 +13,23 @@ use rpma::peer::Peer;
 ///
 /// # Safety
 /// `peer` is NULL or a live peer; `addr` and `port` are NULL or strings;
-/// `cfg` is NULL or a live configuration, and an SRQ it names outlives the
-/// request and its connection; `req_ptr` is NULL or writable.
+/// `cfg` is NULL or a live configuration, and an SRQ it names is live;
+/// `req_ptr` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_req_new(
     peer: *mut Peer,
     addr: *const c_char,
     port: *const c_char,
-    cfg: *const ConnCfg<'static>,
-    req_ptr: *mut *mut ConnReq<'static>,
+    cfg: *const ConnCfg,
+    req_ptr: *mut *mut ConnReq,
 ) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above (for all of them).
         let (peer, addr, port) = unsafe { (arg(peer)?, c_str(addr)?, c_str(port)?) };
         let slot = out(req_ptr)?;
-        // SAFETY: as above; an SRQ the configuration names outlives the
-        // request and its connection (caller contract).
-        let req = unsafe { ConnReq::new_unchecked(peer, addr, port, cfg.as_ref()) }?;
+        // SAFETY: as above.
+        let cfg = unsafe { for_request(cfg) };
+        let req = ConnReq::new_cstr(peer, addr, port, cfg.as_ref())?;
         // SAFETY: checked output pointer.
         unsafe { put(slot, Box::into_raw(req)) };
         Ok(())
@@ -41,7 +41,7 @@ pub unsafe extern "C" fn rpma_conn_req_new(
 /// # Safety
 /// `req_ptr` is NULL or points to NULL or to a request from this library.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_conn_req_delete(req_ptr: *mut *mut ConnReq<'static>) -> c_int {
+pub unsafe extern "C" fn rpma_conn_req_delete(req_ptr: *mut *mut ConnReq) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { take_handle(req_ptr) }?.map_or(Ok(()), |r| r.delete()))
 }
@@ -54,9 +54,9 @@ pub unsafe extern "C" fn rpma_conn_req_delete(req_ptr: *mut *mut ConnReq<'static
 /// or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_req_connect(
-    req_ptr: *mut *mut ConnReq<'static>,
+    req_ptr: *mut *mut ConnReq,
     pdata: *const rpma_conn_private_data,
-    conn_ptr: *mut *mut Conn<'static>,
+    conn_ptr: *mut *mut Conn,
 ) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above.
@@ -89,7 +89,7 @@ pub unsafe extern "C" fn rpma_conn_req_connect(
 /// `req` and `dst` are NULL or live objects of this library.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_req_recv(
-    req: *mut ConnReq<'static>,
+    req: *mut ConnReq,
     dst: *mut MrLocal<'static>,
     offset: usize,
     len: usize,
@@ -109,7 +109,7 @@ pub unsafe extern "C" fn rpma_conn_req_recv(
 /// `req` is NULL or a live request; `pdata` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_req_get_private_data(
-    req: *const ConnReq<'static>,
+    req: *const ConnReq,
     pdata: *mut rpma_conn_private_data,
 ) -> c_int {
     // SAFETY: caller contract above.

@@ -1,8 +1,8 @@
 use std::ffi::{c_char, c_int};
 use std::os::fd::AsRawFd;
 
+use crate::conn_cfg::{for_request, ConnCfg};
 use crate::{arg, boundary, c_str, get, out, put, put_new, take_handle};
-use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
 use rpma::ep::Ep;
 use rpma::peer::Peer;
@@ -52,20 +52,22 @@ pub unsafe extern "C" fn rpma_ep_get_fd(ep: *const Ep, fd: *mut c_int) -> c_int 
 /// Takes the next incoming connection request.
 ///
 /// # Safety
-/// `ep` is NULL or a live endpoint; `cfg` is NULL or a live configuration;
+/// `ep` is NULL or a live endpoint; `cfg` is NULL or a live configuration,
+/// and an SRQ it names is live;
 /// `req_ptr` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_ep_next_conn_req(
     ep: *mut Ep,
-    cfg: *const ConnCfg<'static>,
-    req_ptr: *mut *mut ConnReq<'static>,
+    cfg: *const ConnCfg,
+    req_ptr: *mut *mut ConnReq,
 ) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above.
         let ep = unsafe { arg(ep) }?;
         let slot = out(req_ptr)?;
         // SAFETY: NULL or live (caller contract).
-        let req = ep.next_conn_req(unsafe { cfg.as_ref() })?;
+        let cfg = unsafe { for_request(cfg) };
+        let req = ep.next_conn_req(cfg.as_ref())?;
         // SAFETY: checked output pointer.
         unsafe { put(slot, Box::into_raw(req)) };
         Ok(())

@@ -56,7 +56,7 @@ pub unsafe extern "C" fn rpma_srq_recv(
         // SAFETY: caller contract above.
         let (srq, dst) = unsafe { (arg(srq)?, dst.as_ref()) };
         // wr_id = (uintptr_t)op_context, as in the C library
-        srq.recv(dst, offset, len, op_context as usize as u64)
+        srq.recv_at(dst, offset, len, op_context as usize as u64)
     })
 }
 

@@ -76,7 +76,7 @@ fn server(addr: &str, port: &str) -> Res<()> {
     for slot in 0..CLIENTS {
         step(
             "posting a receive",
-            srq.recv(Some(&recv_mr), slot * SLOT, SLOT, slot as u64),
+            srq.recv_at(Some(&recv_mr), slot * SLOT, SLOT, slot as u64),
         )?;
     }
 
@@ -85,7 +85,7 @@ fn server(addr: &str, port: &str) -> Res<()> {
     let ep = step("listening", Ep::listen(&peer, addr, port))?;
     println!("server: listening on {addr}:{port}, {CLIENTS} clients will share one receive queue");
 
-    let mut conns: Vec<Box<Conn<'_>>> = Vec::new();
+    let mut conns: Vec<Box<Conn>> = Vec::new();
     let mut hellos = Vec::new();
     for _ in 0..CLIENTS {
         wait_readable(ep.fd(), ACCEPT_TIMEOUT, "client")?;
@@ -97,8 +97,8 @@ fn server(addr: &str, port: &str) -> Res<()> {
         conns.push(conn);
         hellos.push(hello);
     }
-    // The configuration is not needed any more; the SRQ stays borrowed by
-    // the connections made with it until they are deleted.
+    // The configuration is not needed any more; the connections made with
+    // it hold the SRQ until they are deleted.
 
     for _ in 0..CLIENTS {
         let wc = next_wc(rcq, COMPLETION_TIMEOUT)?;
@@ -151,7 +151,7 @@ fn server(addr: &str, port: &str) -> Res<()> {
         println!("server: connection {i} closed");
     }
     step("shutting the endpoint down", ep.shutdown())?;
-    // no connection uses the SRQ any more (the borrow checker agrees)
+    // no connection uses the SRQ any more, so it goes now
     step("deleting the SRQ", srq.delete())?;
     step("deregistering", recv_mr.dereg())?;
     step("deregistering", send_mr.dereg())?;

@@ -5,13 +5,10 @@
 //!
 //! [`ConnCfg`] holds the parameters of the connections built from it
 //! (timeout, queue sizes, completion channel, shared receive queue). A
-//! configuration that names a shared receive queue borrows it: the lifetime
-//! `'srq` keeps the queue alive for as long as the configuration can still
-//! hand it to a new connection request (see [`ConnCfg::set_srq`]).
+//! configuration that names a shared receive queue holds a clone of it,
+//! and so does every request and connection built from it.
 
-use std::marker::PhantomData;
-use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering::SeqCst};
 
 use crate::error::{Error, Result};
 use crate::srq::Srq;
@@ -28,28 +25,30 @@ pub const DEFAULT_RCQ_SIZE: u32 = 0;
     doc,
     doc = "The parameters of the connection requests built from it: resolution \
            timeout, queue sizes, completion channel and shared receive queue. \
-           A configuration that names an SRQ borrows it for `'srq` (see \
-           [`ConnCfg::set_srq`])."
+           A clone of the configuration has the same values at the moment \
+           of the clone.\n\n\
+           ```\n\
+           use rpma::conn_cfg::ConnCfg;\n\
+           let cfg = ConnCfg::new();\n\
+           cfg.set_sq_size(64);\n\
+           cfg.set_rq_size(64);\n\
+           assert_eq!(cfg.clone().sq_size(), 64);\n\
+           ```"
 )]
 #[allow(missing_docs)]
 #[derive(Debug)]
-pub struct ConnCfg<'srq> {
+pub struct ConnCfg {
     timeout_ms: AtomicI32,
     cq_size: AtomicU32,
     rcq_size: AtomicU32,
     sq_size: AtomicU32,
     rq_size: AtomicU32,
     shared_compl_channel: AtomicBool,
-    /// Null or an SRQ that outlives `'srq` (a borrow from `set_srq`, or the
-    /// C caller's promise to `set_srq_unchecked`).
-    srq: AtomicPtr<Srq>,
-    /// The borrow of the SRQ, for the borrow checker and for the auto
-    /// traits (a configuration is Send/Sync only if `&Srq` is).
-    _srq: PhantomData<&'srq Srq>,
+    srq: Option<Srq>,
 }
 
 /// The values of a configuration at one moment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) struct ConnSettings {
     pub timeout_ms: i32,
     pub cq_size: u32,
@@ -57,10 +56,10 @@ pub(crate) struct ConnSettings {
     pub sq_size: u32,
     pub rq_size: u32,
     pub shared_compl_channel: bool,
-    pub srq: Option<NonNull<Srq>>,
+    pub srq: Option<Srq>,
 }
 
-impl Default for ConnCfg<'_> {
+impl Default for ConnCfg {
     fn default() -> Self {
         ConnCfg {
             timeout_ms: AtomicI32::new(DEFAULT_TIMEOUT_MS),
@@ -69,13 +68,27 @@ impl Default for ConnCfg<'_> {
             sq_size: AtomicU32::new(DEFAULT_Q_SIZE),
             rq_size: AtomicU32::new(DEFAULT_Q_SIZE),
             shared_compl_channel: AtomicBool::new(false),
-            srq: AtomicPtr::new(std::ptr::null_mut()),
-            _srq: PhantomData,
+            srq: None,
         }
     }
 }
 
-impl<'srq> ConnCfg<'srq> {
+impl Clone for ConnCfg {
+    fn clone(&self) -> Self {
+        let s = self.settings();
+        ConnCfg {
+            timeout_ms: AtomicI32::new(s.timeout_ms),
+            cq_size: AtomicU32::new(s.cq_size),
+            rcq_size: AtomicU32::new(s.rcq_size),
+            sq_size: AtomicU32::new(s.sq_size),
+            rq_size: AtomicU32::new(s.rq_size),
+            shared_compl_channel: AtomicBool::new(s.shared_compl_channel),
+            srq: s.srq,
+        }
+    }
+}
+
+impl ConnCfg {
     /// A configuration with the default values and no SRQ.
     pub fn new() -> Self {
         ConnCfg::default()
@@ -150,11 +163,9 @@ impl<'srq> ConnCfg<'srq> {
     }
 
     /// Makes connections built from this configuration receive through
-    /// `srq`, which stays borrowed for as long as the configuration lives,
-    /// and as long as any request or connection built from it
-    /// ([`ConnReq<'a>`](crate::conn_req::ConnReq) and
-    /// [`Conn<'a>`](crate::conn::Conn) carry the borrow on). There is no way
-    /// back to "no SRQ".
+    /// `srq`. The configuration holds a clone of the queue, and so does every
+    /// request and connection built from it, so the queue lives as long
+    /// as they do.
     ///
     /// ```no_run
     /// use rpma::{conn_cfg::ConnCfg, ep::Ep, peer::Peer, srq::Srq};
@@ -164,86 +175,21 @@ impl<'srq> ConnCfg<'srq> {
     ///     let mut cfg = ConnCfg::new();
     ///     cfg.set_srq(&srq);
     ///     let req = ep.next_conn_req(Some(&cfg))?;
-    ///     drop(cfg);
     ///     let conn = req.connect(None)?;
-    ///     // ... the connection receives through the SRQ ...
+    ///     // the connection keeps the queue: deleting it now says it is busy
+    ///     assert!(srq.clone().delete().is_err());
     ///     conn.delete()?;
+    ///     drop(cfg);
     ///     srq.delete()
     /// }
     /// ```
-    ///
-    /// Deleting the SRQ while a connection that receives through it still
-    /// lives does not compile, although the configuration is gone (E0505:
-    /// the SRQ is moved out while the connection borrows it):
-    ///
-    /// ```compile_fail,E0505
-    /// use rpma::{conn_cfg::ConnCfg, ep::Ep, peer::Peer, srq::Srq};
-    ///
-    /// fn serve(peer: &Peer, ep: &Ep) -> rpma::Result<()> {
-    ///     let srq = Srq::new(peer, None)?;
-    ///     let mut cfg = ConnCfg::new();
-    ///     cfg.set_srq(&srq);
-    ///     let req = ep.next_conn_req(Some(&cfg))?;
-    ///     drop(cfg);
-    ///     let conn = req.connect(None)?;
-    ///     srq.delete()?;
-    ///     conn.delete()
-    /// }
-    /// ```
-    ///
-    /// Dropping the SRQ while the configuration is still used afterwards
-    /// does not compile (E0505: the SRQ is moved out while borrowed):
-    ///
-    /// ```compile_fail,E0505
-    /// use rpma::{conn_cfg::ConnCfg, ep::Ep, peer::Peer, srq::Srq};
-    ///
-    /// fn serve(peer: &Peer, ep: &Ep) -> rpma::Result<()> {
-    ///     let srq = Srq::new(peer, None)?;
-    ///     let mut cfg = ConnCfg::new();
-    ///     cfg.set_srq(&srq);
-    ///     drop(srq);
-    ///     let _req = ep.next_conn_req(Some(&cfg))?;
-    ///     Ok(())
-    /// }
-    /// ```
-    ///
-    /// `&mut self` rather than `&self`: through a shared reference a
-    /// `ConnCfg<'long>` could be seen as a `ConnCfg<'short>` and be given an
-    /// SRQ that dies before it does. So a shared configuration cannot take
-    /// a queue that lives shorter than it (E0596: not borrowed mutably):
-    ///
-    /// ```compile_fail,E0596
-    /// use rpma::{conn_cfg::ConnCfg, peer::Peer, srq::Srq};
-    ///
-    /// fn attach(cfg: &ConnCfg<'static>, peer: &Peer) -> rpma::Result<()> {
-    ///     let srq = Srq::new(peer, None)?;
-    ///     cfg.set_srq(&srq);
-    ///     Ok(())
-    /// }
-    /// ```
-    pub fn set_srq(&mut self, srq: &'srq Srq) {
-        // The borrow of 'srq keeps the queue.
-        self.srq.store(std::ptr::from_ref(srq).cast_mut(), SeqCst);
+    pub fn set_srq(&mut self, srq: &Srq) {
+        self.srq = Some(srq.clone());
     }
 
-    /// Makes connections use the SRQ at `srq` without borrowing it: for
-    /// the C API, whose configurations live in heap handles and get the
-    /// queue as a raw pointer.
-    ///
-    /// # Safety
-    /// `srq` points to a live [`Srq`] that is not dropped while this
-    /// configuration may still be read by a request being built from it
-    /// (`Ep::next_conn_req`, `ConnReq::new`): the contract of
-    /// `rpma_conn_cfg_set_srq`, whose caller keeps the SRQ until every
-    /// connection request made with the configuration exists.
-    pub unsafe fn set_srq_unchecked(&self, srq: NonNull<Srq>) {
-        self.srq.store(srq.as_ptr(), SeqCst);
-    }
-
-    /// The SRQ set, if any, as a pointer (what `rpma_conn_cfg_get_srq`
-    /// returns).
-    pub fn srq(&self) -> Option<NonNull<Srq>> {
-        NonNull::new(self.srq.load(SeqCst))
+    /// The shared receive queue set, if any.
+    pub fn srq(&self) -> Option<&Srq> {
+        self.srq.as_ref()
     }
 
     /// All values at once, as a connection request records them.
@@ -255,7 +201,7 @@ impl<'srq> ConnCfg<'srq> {
             sq_size: self.sq_size(),
             rq_size: self.rq_size(),
             shared_compl_channel: self.compl_channel(),
-            srq: self.srq(),
+            srq: self.srq.clone(),
         }
     }
 }
@@ -268,17 +214,11 @@ mod tests {
     fn defaults() {
         let s = ConnCfg::new().settings();
         assert_eq!(
-            s,
-            ConnSettings {
-                timeout_ms: 1000,
-                cq_size: 10,
-                rcq_size: 0,
-                sq_size: 10,
-                rq_size: 10,
-                shared_compl_channel: false,
-                srq: None,
-            }
+            (s.timeout_ms, s.cq_size, s.rcq_size, s.sq_size, s.rq_size),
+            (1000, 10, 0, 10, 10)
         );
+        assert!(!s.shared_compl_channel);
+        assert!(s.srq.is_none());
     }
 
     #[test]
@@ -308,14 +248,13 @@ mod tests {
     }
 
     #[test]
-    fn srq_is_remembered() {
+    fn a_clone_takes_the_values_of_the_moment() {
         let cfg = ConnCfg::new();
-        let fake = NonNull::<Srq>::dangling();
-        // SAFETY: the configuration is only read back here, never used to
-        // build a request, so the pointer is never dereferenced.
-        unsafe { cfg.set_srq_unchecked(fake) };
-        assert_eq!(cfg.srq(), Some(fake));
+        cfg.set_cq_size(3);
         cfg.set_compl_channel(true);
-        assert!(cfg.settings().shared_compl_channel);
+        let copy = cfg.clone();
+        cfg.set_cq_size(4);
+        assert_eq!((copy.cq_size(), copy.compl_channel()), (3, true));
+        assert_eq!(cfg.cq_size(), 4);
     }
 }

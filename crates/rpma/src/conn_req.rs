@@ -5,7 +5,6 @@
 //! connection exists.
 
 use std::ffi::{c_void, CStr, CString};
-use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 
 use crate::alloc::try_box;
@@ -17,31 +16,26 @@ use crate::mr::MrLocal;
 use crate::peer::Peer;
 use crate::post;
 use crate::queues::{Parts, Queues};
-use crate::srq::Srq;
 use crate::sys;
 use crate::timeouts;
 use crate::verbs::{AddrInfo, CmId, EventChannel};
 
 /// A connection request (opaque to C).
 #[derive(Debug)]
-pub struct ConnReq<'a> {
-    /// The id and its queues, and an outgoing request's event channel,
-    /// which its connection keeps (an incoming one's makes its own):
-    /// handed on by `connect`, or released by `release`.
+pub struct ConnReq {
+    /// The id and its queues, its event channel, and the clones of the
+    /// peer and the SRQ they are on: handed on by `connect`, or released
+    /// by `release`.
     parts: Option<Parts>,
     passive: bool,
     private_data: Option<Box<[u8]>>,
-    /// The SRQ the queue pair receives through, if the configuration named
-    /// one: borrowed until the request and its connection are gone. (The
-    /// parts hold the peer.)
-    _srq: PhantomData<&'a Srq>,
 }
 
 // SAFETY: the cm id and queues are librdmacm/libibverbs objects usable from
 // any thread; the peer and the SRQ are Sync. A request is used by one
 // thread at a time (it is consumed or borrowed mutably by everything that
 // changes it).
-unsafe impl Send for ConnReq<'_> {}
+unsafe impl Send for ConnReq {}
 
 /// The parameters of every connect and accept, as the C library sets them
 /// but for the retry count.
@@ -71,18 +65,18 @@ pub(crate) struct Incoming {
     private_data: Option<Box<[u8]>>,
     evch: EventChannel,
     peer: Peer,
+    srq: Option<crate::srq::Srq>,
 }
 
-fn settings(cfg: Option<&ConnCfg<'_>>) -> ConnSettings {
+fn settings(cfg: Option<&ConnCfg>) -> ConnSettings {
     cfg.map_or_else(|| ConnCfg::new().settings(), ConnCfg::settings)
 }
 
-impl<'a> ConnReq<'a> {
+impl ConnReq {
     /// Prepares a connection to `addr`:`port`: resolves the address and the
     /// route (each within the configured timeout) and builds the queues;
     /// the request comes on the heap, ready to be a C handle. The request
-    /// and its connection hold `peer`, and borrow the SRQ `cfg` names, if
-    /// any.
+    /// and its connection hold `peer`, and the SRQ `cfg` names, if any.
     ///
     /// ```no_run
     /// use rpma::{conn_req::ConnReq, peer::{Device, Peer}};
@@ -101,23 +95,22 @@ impl<'a> ConnReq<'a> {
     /// `rdma_resolve_route`, within the timeout), or the event channel, the
     /// id, a CQ or the QP cannot be made; `Error::NoMem` when the request
     /// cannot be allocated.
-    pub fn new(
-        peer: &Peer,
-        addr: &str,
-        port: &str,
-        cfg: Option<&ConnCfg<'a>>,
-    ) -> Result<Box<ConnReq<'a>>> {
+    pub fn new(peer: &Peer, addr: &str, port: &str, cfg: Option<&ConnCfg>) -> Result<Box<ConnReq>> {
         let addr = CString::new(addr).map_err(|_| Error::Inval)?;
         let port = CString::new(port).map_err(|_| Error::Inval)?;
         ConnReq::new_cstr(peer, &addr, &port, cfg)
     }
 
-    fn new_cstr(
+    /// [`ConnReq::new`] with the address and the port as C strings.
+    ///
+    /// # Errors
+    /// As [`ConnReq::new`] (a `CStr` holds no NUL byte to refuse).
+    pub fn new_cstr(
         peer: &Peer,
         addr: &CStr,
         port: &CStr,
-        cfg: Option<&ConnCfg<'a>>,
-    ) -> Result<Box<ConnReq<'a>>> {
+        cfg: Option<&ConnCfg>,
+    ) -> Result<Box<ConnReq>> {
         let s = settings(cfg);
         let info = AddrInfo::resolve(addr, Some(port), false)?;
         // The id is on the connection's event channel from the start and
@@ -148,10 +141,10 @@ impl<'a> ConnReq<'a> {
                 queues,
                 evch,
                 peer: peer.clone(),
+                srq: s.srq,
             }),
             passive: false,
             private_data: None,
-            _srq: PhantomData,
         })
     }
 
@@ -171,23 +164,26 @@ impl<'a> ConnReq<'a> {
             true => None,
             false => Some(crate::alloc::try_copy(private_data)?),
         };
-        let queues = Queues::build(peer, id, &settings(cfg))?;
+        let s = settings(cfg);
+        let queues = Queues::build(peer, id, &s)?;
         Ok(Incoming {
             queues,
             private_data: pdata,
             evch,
             peer: peer.clone(),
+            srq: s.srq,
         })
     }
 
     /// The passive request made of [`ConnReq::from_incoming`]'s parts.
     /// Dropped, it rejects the request.
-    pub(crate) fn assemble(id: CmId, built: Incoming) -> ConnReq<'a> {
+    pub(crate) fn assemble(id: CmId, built: Incoming) -> ConnReq {
         let Incoming {
             queues,
             private_data,
             evch,
             peer,
+            srq,
         } = built;
         ConnReq {
             parts: Some(Parts {
@@ -195,10 +191,10 @@ impl<'a> ConnReq<'a> {
                 queues,
                 evch,
                 peer,
+                srq,
             }),
             passive: true,
             private_data,
-            _srq: PhantomData,
         }
     }
 
@@ -271,7 +267,7 @@ impl<'a> ConnReq<'a> {
     // Boxed, as C holds it: taken by value, the request was first copied out
     // of its box.
     #[allow(clippy::boxed_local)] // the box is what C holds
-    pub fn connect(mut self: Box<Self>, pdata: Option<&[u8]>) -> Result<Box<Conn<'a>>> {
+    pub fn connect(mut self: Box<Self>, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
         // rdma_cm's length is one byte: longer data is refused, not cut
         if pdata.is_some_and(|d| d.len() > usize::from(u8::MAX)) {
             return Err(Error::Inval);
@@ -318,29 +314,7 @@ impl<'a> ConnReq<'a> {
     }
 }
 
-impl ConnReq<'static> {
-    /// [`ConnReq::new`] for the C API's `rpma_conn_req_new`, whose SRQ is a
-    /// handle Rust cannot see the life of: the request claims no borrow.
-    /// (The request holds the peer itself.)
-    ///
-    /// # Safety
-    /// An SRQ set with `ConnCfg::set_srq_unchecked` is live while the
-    /// request and its connection are (one set with `ConnCfg::set_srq` is,
-    /// by its borrow).
-    ///
-    /// # Errors
-    /// As [`ConnReq::new`] (a `CStr` holds no NUL byte to refuse).
-    pub unsafe fn new_unchecked(
-        peer: &Peer,
-        addr: &CStr,
-        port: &CStr,
-        cfg: Option<&ConnCfg<'static>>,
-    ) -> Result<Box<ConnReq<'static>>> {
-        ConnReq::new_cstr(peer, addr, port, cfg)
-    }
-}
-
-impl Drop for ConnReq<'_> {
+impl Drop for ConnReq {
     fn drop(&mut self) {
         let _ = self.release();
     }

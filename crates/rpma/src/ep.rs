@@ -92,8 +92,7 @@ impl Ep {
 
     /// Takes the next incoming connection request and builds its queues
     /// from `cfg` (or the defaults). The request (and the connection made
-    /// from it) borrows the SRQ `cfg` names, if any: `'a` is no longer
-    /// than that.
+    /// from it) holds a clone of the SRQ `cfg` names, if any.
     ///
     /// # Errors
     /// `Error::Inval` for an event that is not a request (consumed), or a
@@ -105,7 +104,7 @@ impl Ep {
     /// (`rdma_create_event_channel`, `rdma_migrate_id`);
     /// `Error::NoMem` when the private data or the request cannot be
     /// allocated. A request that fails after it came is rejected.
-    pub fn next_conn_req<'a>(&self, cfg: Option<&ConnCfg<'a>>) -> Result<Box<ConnReq<'a>>> {
+    pub fn next_conn_req(&self, cfg: Option<&ConnCfg>) -> Result<Box<ConnReq>> {
         self.take_conn_req(self.evch.next(Op::EpNextConnReq)?, cfg)
     }
 
@@ -116,21 +115,14 @@ impl Ep {
     /// # Errors
     /// As [`Ep::next_conn_req`], but no `Error::NoEvent`: no request is
     /// `None`.
-    pub fn try_next_conn_req<'a>(
-        &self,
-        cfg: Option<&ConnCfg<'a>>,
-    ) -> Result<Option<Box<ConnReq<'a>>>> {
+    pub fn try_next_conn_req(&self, cfg: Option<&ConnCfg>) -> Result<Option<Box<ConnReq>>> {
         match self.evch.try_next(Op::EpNextConnReq)? {
             Some(ev) => self.take_conn_req(ev, cfg).map(Some),
             None => Ok(None),
         }
     }
 
-    fn take_conn_req<'a>(
-        &self,
-        ev: CmEvent,
-        cfg: Option<&ConnCfg<'a>>,
-    ) -> Result<Box<ConnReq<'a>>> {
+    fn take_conn_req(&self, ev: CmEvent, cfg: Option<&ConnCfg>) -> Result<Box<ConnReq>> {
         let e = ev.get();
         if e.event != sys::RDMA_CM_EVENT_CONNECT_REQUEST {
             // SAFETY: rdma_event_str returns a static string for any value.

@@ -57,7 +57,7 @@ fn check(kind: FlushType, direct_write_to_pmem: bool, dst: &MrRemote) -> Result<
     Err(Error::NoSupp)
 }
 
-impl Conn<'_> {
+impl Conn {
     /// Makes the data written before it to `dst` visible (or persistent)
     /// at the peer, as far as the connection and the region allow. An
     /// emulated flush reads a fixed 8 bytes at `dst_offset`, whatever

@@ -112,19 +112,20 @@
 //! the peer holds a clone of it, so the domain goes with the last of
 //! them, whatever the order: an [`MrLocal`](mr::MrLocal) region, an
 //! [`Ep`](ep::Ep) endpoint (which holds it weakly), the
-//! [`ConnReq<'a>`](conn_req::ConnReq) requests it or
-//! [`ConnReq::new`](conn_req::ConnReq::new) hands out, and the
-//! [`Conn<'a>`](conn::Conn) connection a request becomes (`'a`: the
-//! shared receive queue they may borrow). Dropping an object releases
+//! [`ConnReq`](conn_req::ConnReq) requests it or
+//! [`ConnReq::new`](conn_req::ConnReq::new) hands out, the
+//! [`Conn`](conn::Conn) connection a request becomes, and a
+//! [`Srq`](srq::Srq) shared receive queue, which the requests and
+//! connections made with it hold in turn. Dropping an object releases
 //! it; the `delete`/`dereg`/`shutdown` methods do the same and report how
 //! it went. Data operations take an `op_context: u64` that comes back as
 //! the completion's `wr_id`.
 //!
-//! The `unchecked`/`raw` constructors (`Peer::from_raw_context`, with the
-//! feature `raw`, [`MrLocal::reg_raw`], [`ConnReq::new_unchecked`]) are
-//! the C API's: they claim `'static` borrows of the memory and the SRQ
-//! on the word of a C caller; the owned handles use them with a clone of
-//! the SRQ and the memory they own, which makes the word true. A region
+//! The `raw` constructors (`Peer::from_raw_context`, with the feature
+//! `raw`, and [`MrLocal::reg_raw`]) are the C API's: they claim a
+//! `'static` borrow of the memory on the word of a C caller; the owned
+//! [`Region`](owned::Region) uses `reg_raw` with the memory it owns,
+//! which makes the word true. A region
 //! that borrows its buffer exists only inside [`MrLocal::reg_scoped`]'s
 //! closure: a region that held the borrow for its own life could be
 //! leaked (`mem::forget`), which would end the borrow while the memory is
@@ -132,7 +133,6 @@
 //!
 //! [`MrLocal::reg_scoped`]: mr::MrLocal::reg_scoped
 //! [`MrLocal::reg_raw`]: mr::MrLocal::reg_raw
-//! [`ConnReq::new_unchecked`]: conn_req::ConnReq::new_unchecked
 //!
 //! # Layers
 //!
@@ -200,6 +200,7 @@ pub mod peer;
 pub mod peer_cfg;
 mod post;
 mod queues;
+mod range;
 mod ready;
 pub mod srq;
 pub mod srq_cfg;

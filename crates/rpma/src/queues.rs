@@ -9,6 +9,7 @@ use crate::error::{provider_failed_with, Error, FirstError, Result};
 use crate::log::{Level, Op};
 use crate::native::QpNative;
 use crate::peer::Peer;
+use crate::srq::Srq;
 use crate::sys;
 use crate::verbs::{CmId, CompChannel, EventChannel};
 
@@ -27,11 +28,7 @@ impl Queues {
     /// Builds the CQs and the QP of `id` from a configuration snapshot.
     #[inline]
     pub(crate) fn build(peer: &Peer, id: &CmId, s: &ConnSettings) -> Result<Queues> {
-        // SAFETY: an SRQ in the settings outlives the configuration they
-        // were read from, which the caller still holds: ConnCfg::set_srq
-        // borrows the SRQ for the configuration's lifetime, and the caller
-        // of set_srq_unchecked promises the same.
-        let srq = s.srq.map(|p| unsafe { p.as_ref() });
+        let srq = s.srq.as_ref();
         let srq_rcq = srq.and_then(|q| q.rcq());
         if s.shared_compl_channel && srq_rcq.is_some() {
             rpma_log!(
@@ -111,14 +108,16 @@ fn create_qp(peer: &Peer, id: &CmId, attr: &mut sys::ibv_qp_init_attr_ex) -> Res
     }
 }
 
-/// A cm id with the queues built on it, the event channel it reports to
-/// and the peer whose domain holds its queue pair: what a request hands on
-/// to its connection, and what the last of the two releases.
+/// A cm id with the queues built on it, the event channel it reports to,
+/// the shared receive queue its queue pair may receive through and the
+/// peer whose domain holds the queue pair: what a request hands on to its
+/// connection, and what the last of the two releases.
 #[derive(Debug)]
 pub(crate) struct Parts {
     pub(crate) id: CmId,
     pub(crate) queues: Queues,
     pub(crate) peer: Peer,
+    pub(crate) srq: Option<Srq>,
     /// The id's own channel. An incoming request's id moves here from its
     /// endpoint's as soon as the request is taken: it must not depend on
     /// the endpoint (whose shutdown destroys its channel, and every id
@@ -129,15 +128,16 @@ pub(crate) struct Parts {
 impl Parts {
     /// Releases everything in the C library's order: the QP, the CQs, a
     /// reject when `reject`, the id, the shared channel the CQs reported
-    /// to, the id's event channel, and last the peer (which releases the
-    /// domain when the program deleted the peer first). Every step is
-    /// attempted; the first error is returned.
+    /// to, the id's event channel, the shared receive queue and last the
+    /// peer (each released here when the program deleted it first). Every
+    /// step is attempted; the first error is returned.
     pub(crate) fn release(self, reject: bool) -> Result<()> {
         let Parts {
             id,
             queues,
             evch,
             peer,
+            srq,
         } = self;
         let mut errors = FirstError::default();
         id.destroy_qp();
@@ -153,6 +153,9 @@ impl Parts {
             errors.note(ch.destroy());
         }
         drop(evch);
+        if let Some(srq) = srq {
+            errors.note(srq.release());
+        }
         errors.note(peer.release());
         errors.result()
     }

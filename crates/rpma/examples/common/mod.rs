@@ -108,13 +108,13 @@ pub fn wait_readable(fd: BorrowedFd<'_>, timeout: Duration, what: &str) -> Res<(
 }
 
 /// The next event of `conn`, taken within `timeout`.
-pub fn next_event(conn: &Conn<'_>, timeout: Duration) -> Res<ConnEvent> {
+pub fn next_event(conn: &Conn, timeout: Duration) -> Res<ConnEvent> {
     wait_readable(conn.event_fd(), timeout, "connection event")?;
     step("next connection event", conn.next_event())
 }
 
 /// Takes the next event of `conn` and checks it is `want`.
-pub fn expect_event(conn: &Conn<'_>, want: ConnEvent, timeout: Duration) -> Res<()> {
+pub fn expect_event(conn: &Conn, want: ConnEvent, timeout: Duration) -> Res<()> {
     match next_event(conn, timeout)? {
         got if got == want => Ok(()),
         got => fail(format!(

@@ -2,7 +2,6 @@
 //! queues, its own rdma_cm event channel, and what the peer sent.
 
 use std::ffi::c_int;
-use std::marker::PhantomData;
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::{Arc, OnceLock};
@@ -15,7 +14,6 @@ use crate::log::{Level, Op};
 use crate::native::QpNative;
 use crate::peer_cfg::PeerCfg;
 use crate::queues::{Parts, Queues};
-use crate::srq::Srq;
 use crate::sys;
 use crate::timeouts;
 use crate::verbs::{CmEvent, CmId, CompChannel, EventChannel};
@@ -27,9 +25,10 @@ pub use ops::{Wake, ATOMIC_WRITE_LEN};
 
 /// A connection (opaque to C).
 #[derive(Debug)]
-pub struct Conn<'a> {
-    /// The id, queues and event channel, taken out (and released in the
-    /// C library's order) by `release`, which `delete` and `Drop` both run.
+pub struct Conn {
+    /// The id, queues and event channel, and the clones of the peer and
+    /// the SRQ they are on, taken out (and released in the C library's
+    /// order) by `release`, which `delete` and `Drop` both run.
     parts: Option<Parts>,
     /// The peer's flush read target, held exactly when the queue pair has
     /// no native flush.
@@ -56,9 +55,6 @@ pub struct Conn<'a> {
     /// event comes (the active side's queue pair becomes ready to send as
     /// librdmacm takes the peer's answer); 0: nothing to set.
     rnr_timer_on_established: u8,
-    /// The SRQ it receives through, if any: borrowed until the connection
-    /// is gone. (The parts hold the peer.)
-    _srq: PhantomData<&'a Srq>,
 }
 
 // SAFETY: the cm id, event channel, CQs and QP are librdmacm/libibverbs
@@ -66,15 +62,15 @@ pub struct Conn<'a> {
 // the private data (a OnceLock) and the AtomicBool; the QP pointers and
 // event fd are plain copies; everything else changes only in
 // `delete(self)`/Drop, which own the connection.
-unsafe impl Send for Conn<'_> {}
+unsafe impl Send for Conn {}
 // SAFETY: as above.
-unsafe impl Sync for Conn<'_> {}
+unsafe impl Sync for Conn {}
 
-impl<'a> Conn<'a> {
+impl Conn {
     /// Puts a connection together from a request's parts. `incoming`: the
     /// request came through an endpoint and is not accepted yet, so
     /// releasing the connection before `accept` rejects it.
-    pub(crate) fn new(parts: Parts, incoming: bool) -> Conn<'a> {
+    pub(crate) fn new(parts: Parts, incoming: bool) -> Conn {
         let qp = parts.id.qp();
         let native = parts.queues.native;
         let event_fd = parts.evch.fd();
@@ -90,7 +86,6 @@ impl<'a> Conn<'a> {
             unanswered: incoming,
             iwarp,
             rnr_timer_on_established: 0,
-            _srq: PhantomData,
         }
     }
 
@@ -342,7 +337,7 @@ impl<'a> Conn<'a> {
     }
 }
 
-impl Drop for Conn<'_> {
+impl Drop for Conn {
     fn drop(&mut self) {
         let _ = self.release();
     }

@@ -33,7 +33,7 @@ pub struct Wake<'a> {
     pub rearmed: Result<()>,
 }
 
-impl Conn<'_> {
+impl Conn {
     /// Reads `len` bytes at `src_offset` of the remote region into
     /// `dst_offset` of a local one. Without both regions it is the 0-byte
     /// read (offsets and length 0), which orders like any other read; on

@@ -3,7 +3,7 @@
 use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
-use super::{Local, Remote, Srq};
+use super::{Local, Remote};
 use crate::conn::{self, ConnEvent, Wake, ATOMIC_WRITE_LEN};
 use crate::cq::Cq;
 use crate::error::{Error, Result};
@@ -98,18 +98,15 @@ fn same_len(a: usize, b: usize) -> Result<usize> {
 /// completion on [`Conn::cq`].
 #[derive(Debug)]
 pub struct Conn {
-    // The connection (which holds its peer) goes before the queue it
-    // receives through.
-    conn: Box<conn::Conn<'static>>,
-    _srq: Option<Srq>,
+    conn: Box<conn::Conn>,
 }
 
 impl Conn {
     /// Takes over a connection; its event fd becomes non-blocking, so that
     /// the waits here are bounded by their deadlines.
-    pub(crate) fn new(conn: Box<conn::Conn<'static>>, srq: Option<Srq>) -> Result<Conn> {
+    pub(crate) fn new(conn: Box<conn::Conn>) -> Result<Conn> {
         ready::set_nonblocking(conn.event_fd())?;
-        Ok(Conn { conn, _srq: srq })
+        Ok(Conn { conn })
     }
 
     /// Reads `src` of the peer's region into `dst`.

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
-use super::{Conn, ConnCfg, Local, Peer, Srq};
+use super::{Conn, ConnCfg, Local, Peer};
 use crate::conn_req::ConnReq;
 use crate::ep::Ep;
 use crate::error::Result;
@@ -73,13 +73,7 @@ impl Listener {
     /// # Errors
     /// As [`Listener::next_request`].
     pub fn try_next_request(&self, cfg: Option<&ConnCfg>) -> Result<Option<Request>> {
-        Ok(self
-            .ep
-            .try_next_conn_req(cfg.map(|c| &**c))?
-            .map(|req| Request {
-                req,
-                srq: cfg.and_then(|c| c.srq().cloned()),
-            }))
+        Ok(self.ep.try_next_conn_req(cfg)?.map(|req| Request { req }))
     }
 
     /// The next incoming request, waiting at most `timeout` for it: `None`
@@ -112,10 +106,7 @@ impl Listener {
 /// Dropping it rejects an incoming request.
 #[derive(Debug)]
 pub struct Request {
-    // The request (which holds its peer) goes before the queue it
-    // receives through.
-    req: Box<ConnReq<'static>>,
-    srq: Option<Srq>,
+    req: Box<ConnReq>,
 }
 
 impl Request {
@@ -132,13 +123,8 @@ impl Request {
     /// cannot be allocated.
     pub fn new(peer: &Peer, addr: SocketAddr, cfg: Option<&ConnCfg>) -> Result<Request> {
         let (host, port) = host_and_port(addr);
-        // SAFETY: the request keeps a clone of the queue `cfg` names,
-        // dropped after it, and hands it on to its connection.
-        let req = unsafe { ConnReq::new_unchecked(peer, &host, &port, cfg.map(|c| &**c)) }?;
-        Ok(Request {
-            req,
-            srq: cfg.and_then(|c| c.srq().cloned()),
-        })
+        let req = ConnReq::new_cstr(peer, &host, &port, cfg)?;
+        Ok(Request { req })
     }
 
     /// Whether the request came in through a listener.
@@ -179,7 +165,6 @@ impl Request {
     /// target's page cannot be allocated.
     pub fn connect(self, pdata: &[u8]) -> Result<Conn> {
         let pdata = (!pdata.is_empty()).then_some(pdata);
-        let conn = self.req.connect(pdata)?;
-        Conn::new(conn, self.srq)
+        Conn::new(self.req.connect(pdata)?)
     }
 }

@@ -76,17 +76,14 @@ mod region;
 /// cbindgen:ignore
 #[cfg(feature = "serde")]
 mod remote_serde;
-/// cbindgen:ignore
-mod slice;
-/// cbindgen:ignore
-mod srq;
 
+pub use crate::conn_cfg::ConnCfg;
+pub use crate::range::{Local, Range, Remote};
+pub use crate::srq::Srq;
 pub use buffer::Buffer;
 pub use conn::{Conn, Opts};
 pub use listener::{Listener, Request};
 pub use region::Region;
-pub use slice::{Local, Range, Remote};
-pub use srq::{ConnCfg, Srq};
 
 pub use crate::mr::MrRemote;
 pub use crate::peer::Peer;

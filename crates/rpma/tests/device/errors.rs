@@ -746,8 +746,8 @@ fn core_errors_are_the_documented_ones() {
     assert_eq!(client.send(None, 0, 1, c, None, x), Err(Error::Inval));
     assert_eq!(client.recv(None, 1, 0, x), Err(Error::Inval));
     assert_eq!(client.recv(None, 0, 1, x), Err(Error::Inval));
-    // Srq::recv: the same
-    assert_eq!(srq.recv(None, 0, 1, x), Err(Error::Inval));
+    // Srq::recv_at: the same
+    assert_eq!(srq.recv_at(None, 0, 1, x), Err(Error::Inval));
     // Conn::wait: no shared channel
     assert_eq!(client.wait().err(), Some(Error::NotSharedChnl));
     // nothing was posted

@@ -1,5 +1,5 @@
-//! Checked ranges of a local and of a remote region, as the operations of
-//! a [`Conn`](super::Conn) take them.
+//! Checked ranges of a local and of a remote region, as the operations
+//! take them.
 
 use std::ops::{Bound, RangeBounds};
 
