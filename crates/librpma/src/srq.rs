@@ -1,8 +1,9 @@
 use std::ffi::{c_int, c_void};
 
 use crate::cq::cq_handle;
-use crate::{arg, boundary, get, out, put_new_or_null, take_handle};
+use crate::{arg, boundary, get, out, put, put_new_or_null, take_handle};
 use rpma::cq::Cq;
+use rpma::error::Error;
 use rpma::mr::MrLocal;
 use rpma::peer::Peer;
 use rpma::srq::Srq;
@@ -23,8 +24,15 @@ pub unsafe extern "C" fn rpma_srq_new(
         // SAFETY: caller contract above.
         let (peer, cfg) = unsafe { (arg(peer)?, cfg.as_ref()) };
         let slot = out(srq_ptr)?;
-        let srq = Srq::new(peer, cfg)?;
-        // SAFETY: checked output pointer.
+        // An exhausted heap leaves NULL behind, as in the C library, whose
+        // first step is the allocation; other failures leave *srq_ptr alone.
+        let srq = Srq::new(peer, cfg).inspect_err(|e| {
+            if *e == Error::NoMem {
+                // SAFETY: checked output pointer.
+                unsafe { put(slot, std::ptr::null_mut()) }
+            }
+        })?;
+        // SAFETY: as above.
         unsafe { put_new_or_null(slot, srq) }
     })
 }

@@ -99,6 +99,7 @@ fn server(addr: &str, port: &str) -> Res<()> {
     }
     // The configuration is not needed any more; the connections made with
     // it hold the SRQ until they are deleted.
+    drop(cfg);
 
     for _ in 0..CLIENTS {
         let wc = next_wc(rcq, COMPLETION_TIMEOUT)?;

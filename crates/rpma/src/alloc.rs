@@ -31,7 +31,8 @@ pub fn try_box<T>(value: T) -> Result<Box<T>> {
 }
 
 /// `Arc::new` that reports an exhausted heap instead of aborting, for the
-/// once-per-peer objects (the peer's domain, its flush target).
+/// shared objects the C API makes (a peer's domain, its flush target, a
+/// shared receive queue).
 ///
 /// std has no fallible `Arc` constructor on stable Rust. A block of the
 /// size `Arc::new` asks for (the value beside its two counts) is taken and

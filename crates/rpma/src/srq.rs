@@ -4,6 +4,7 @@
 use std::ptr::NonNull;
 use std::sync::Arc;
 
+use crate::alloc::try_arc;
 use crate::cq::Cq;
 use crate::error::{check_errno_value, provider_failed, Result};
 use crate::mr::{local_end, MrLocal};
@@ -70,7 +71,8 @@ impl Srq {
     /// # Errors
     /// `Error::Provider` when `ibv_create_srq` fails, or the receive CQ
     /// cannot be made (`ibv_create_comp_channel`, `ibv_create_cq`,
-    /// `ibv_req_notify_cq`).
+    /// `ibv_req_notify_cq`); `Error::NoMem` when the queue's shared part
+    /// cannot be allocated.
     pub fn new(peer: &Peer, cfg: Option<&SrqCfg>) -> Result<Srq> {
         let default = SrqCfg::new();
         let cfg = cfg.unwrap_or(&default);
@@ -90,7 +92,7 @@ impl Srq {
             queue.rcq = Some(Cq::new(peer.context(), cfg.rcq_size(), None)?);
         }
         Ok(Srq {
-            queue: Arc::new(queue),
+            queue: try_arc(queue)?,
         })
     }
 

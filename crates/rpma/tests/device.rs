@@ -443,6 +443,8 @@ fn shared_receive_queue_serves_two_connections() {
     let mut firsts = [got[0], got[64]];
     firsts.sort();
     assert_eq!(firsts, [b'a', b'b']);
+    // the configuration holds the queue too
+    drop(cfg);
     srq.delete().unwrap();
     ep.shutdown().unwrap();
     peer.delete().unwrap();
