@@ -53,7 +53,7 @@ RBT := $(if $(RUST_BINS_TARGET),--target $(RUST_BINS_TARGET))
 rust-bins:
 	$(CARGO) build -p rpma --examples $(RBT) && rm -rf $(BUILD)/rust && mkdir -p $(BUILD)/rust/examples
 	cp $(patsubst crates/rpma/examples/%.rs,target/$(RUST_BINS_TARGET)/debug/examples/%,$(wildcard crates/rpma/examples/*.rs)) $(BUILD)/rust/examples/
-	cp $$($(CARGO) test -p rpma --features serde,tokio --test device --no-run $(RBT) 2>&1 | \
+	cp $$($(CARGO) test -p rpma --features serde,tokio,raw --test device --no-run $(RBT) 2>&1 | \
 		sed -n 's|.*Executable tests/device.rs (\(.*\))$$|\1|p') $(BUILD)/rust/device-tests
 tests-c-build: lib fault-lib rust-bins
 	cmake -S tests-c -B $(BUILD)/tests-c -DRPMA_LIB_DIR=$(CURDIR)/$(BUILD)/lib >/dev/null

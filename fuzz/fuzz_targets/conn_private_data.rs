@@ -142,7 +142,7 @@ fuzz_target!(|data: &[u8]| {
             stored = ev.private_data.stored().map(<[u8]>::to_vec);
         }
         fake_provider::push_event(ev);
-        assert_eq!(conn.next_event(), expected_event(kind), "event {kind}");
+        assert_eq!(conn.next_event_raw(), expected_event(kind), "event {kind}");
         let v = view(&conn);
         assert_eq!(bytes_of(&v), stored, "after event {kind}");
         match (pinned, &v) {
@@ -152,7 +152,7 @@ fuzz_target!(|data: &[u8]| {
             (None, None) => {}
         }
     }
-    assert_eq!(conn.next_event(), Err(Error::NoEvent));
+    assert_eq!(conn.next_event_raw(), Err(Error::NoEvent));
 
     conn.delete().unwrap();
     if let Some(ep) = ep {

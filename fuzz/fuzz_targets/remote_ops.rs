@@ -121,7 +121,7 @@ fuzz_target!(|data: &[u8]| {
         match op {
             0 => (
                 completion.and_then(|c| {
-                    conn.read(Some(&local), 0, Some(&remote), offset, len, c, op_context)
+                    conn.read_at(Some(&local), 0, Some(&remote), offset, len, c, op_context)
                 }),
                 Ok(Posted {
                     sges: vec![local_sge(len as u32)],
@@ -130,7 +130,7 @@ fuzz_target!(|data: &[u8]| {
             ),
             1 => (
                 completion.and_then(|c| {
-                    conn.write(
+                    conn.write_at(
                         Some(&remote),
                         offset,
                         Some(&local),
@@ -149,7 +149,7 @@ fuzz_target!(|data: &[u8]| {
             2 => (
                 completion.and_then(|c| {
                     let imm = Some(IMM);
-                    conn.write(
+                    conn.write_at(
                         Some(&remote),
                         offset,
                         Some(&local),
@@ -167,7 +167,7 @@ fuzz_target!(|data: &[u8]| {
                 }),
             ),
             3 => (
-                completion.and_then(|c| conn.atomic_write(&remote, offset, &word, c, op_context)),
+                completion.and_then(|c| conn.atomic_write_at(&remote, offset, &word, c, op_context)),
                 if offset % 8 != 0 {
                     Err(Error::Inval)
                 } else {
@@ -192,7 +192,7 @@ fuzz_target!(|data: &[u8]| {
                             1 => FlushType::Visibility,
                             _ => FlushType::Other,
                         };
-                        conn.flush(&remote, offset, len, kind, c, op_context)
+                        conn.flush_at(&remote, offset, len, kind, c, op_context)
                     }),
                     if flags == 0 {
                         Err(Error::Inval)

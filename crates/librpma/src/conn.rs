@@ -66,7 +66,7 @@ pub unsafe extern "C" fn rpma_conn_next_event(conn: *mut Conn, event: *mut ConnE
         // SAFETY: caller contract above.
         let conn = unsafe { arg(conn) }?;
         let slot = out(event)?;
-        let ev = conn.next_event()?;
+        let ev = conn.next_event_raw()?;
         // SAFETY: checked output pointer.
         unsafe { put(slot, ConnEventArg(ev as c_int)) };
         Ok(())
@@ -167,7 +167,7 @@ pub unsafe extern "C" fn rpma_conn_disconnect(conn: *mut Conn) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_delete(conn_ptr: *mut *mut Conn) -> c_int {
     // SAFETY: caller contract above.
-    boundary(|| unsafe { take_handle(conn_ptr) }?.map_or(Ok(()), Conn::delete))
+    boundary(|| unsafe { take_handle(conn_ptr) }?.map_or(Ok(()), |c| c.delete()))
 }
 
 /// Reads from the peer's memory.
@@ -189,7 +189,7 @@ pub unsafe extern "C" fn rpma_read(
         // SAFETY: caller contract above.
         let (conn, dst, src) = unsafe { (arg(conn)?, dst.as_ref(), src.as_ref()) };
         let completion = completion(flags)?;
-        conn.read(
+        conn.read_at(
             dst,
             dst_offset,
             src,
@@ -278,7 +278,7 @@ unsafe fn write(
     // SAFETY: caller contract.
     let (conn, dst, src) = unsafe { (arg(conn)?, dst.as_ref(), src.as_ref()) };
     let completion = completion(flags)?;
-    conn.write(
+    conn.write_at(
         dst,
         dst_offset,
         src,
@@ -314,7 +314,7 @@ pub unsafe extern "C" fn rpma_atomic_write(
             )
         };
         let completion = completion(flags)?;
-        conn.atomic_write(dst, dst_offset, src, completion, wr_id(op_context))
+        conn.atomic_write_at(dst, dst_offset, src, completion, wr_id(op_context))
     })
 }
 
@@ -337,7 +337,7 @@ pub unsafe extern "C" fn rpma_flush(
         let (conn, dst) = unsafe { (arg(conn)?, arg(dst)?) };
         let completion = completion(flags)?;
         let kind = flush_type(r#type.0);
-        conn.flush(dst, dst_offset, len, kind, completion, wr_id(op_context))
+        conn.flush_at(dst, dst_offset, len, kind, completion, wr_id(op_context))
     })
 }
 
@@ -393,7 +393,7 @@ unsafe fn send(
     // SAFETY: caller contract.
     let (conn, src) = unsafe { (arg(conn)?, src.as_ref()) };
     let completion = completion(flags)?;
-    conn.send(src, offset, len, completion, imm, wr_id(op_context))
+    conn.send_at(src, offset, len, completion, imm, wr_id(op_context))
 }
 
 /// Posts a buffer for the peer's next message.
@@ -411,7 +411,7 @@ pub unsafe extern "C" fn rpma_recv(
     boundary(move || {
         // SAFETY: caller contract above.
         let (conn, dst) = unsafe { (arg(conn)?, dst.as_ref()) };
-        conn.recv(dst, offset, len, wr_id(op_context))
+        conn.recv_at(dst, offset, len, wr_id(op_context))
     })
 }
 

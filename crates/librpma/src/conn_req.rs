@@ -99,7 +99,7 @@ pub unsafe extern "C" fn rpma_conn_req_recv(
         // SAFETY: caller contract above.
         let (req, dst) = unsafe { (arg(req)?, arg(dst)?) };
         // wr_id = (uintptr_t)op_context, as in the C library
-        req.recv(dst, offset, len, op_context as usize as u64)
+        req.recv_at(dst, offset, len, op_context as usize as u64)
     })
 }
 

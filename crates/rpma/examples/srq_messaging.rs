@@ -131,7 +131,7 @@ fn server(addr: &str, port: &str) -> Res<()> {
         let conn = &conns[i];
         step(
             "sending",
-            conn.send(
+            conn.send_at(
                 Some(&send_mr),
                 i * SLOT,
                 reply.len(),
@@ -185,7 +185,7 @@ fn client(addr: &str, port: &str) -> Res<()> {
         // the answer's buffer is there before the connection is
         step(
             "posting a receive",
-            req.recv(&recv_mr, i * SLOT, SLOT, i as u64),
+            req.recv_at(&recv_mr, i * SLOT, SLOT, i as u64),
         )?;
         let hello = format!("client {i}");
         let conn = step("connecting", req.connect(Some(hello.as_bytes())))?;
@@ -202,7 +202,7 @@ fn client(addr: &str, port: &str) -> Res<()> {
         )?;
         step(
             "sending",
-            conn.send(
+            conn.send_at(
                 Some(&send_mr),
                 i * SLOT,
                 msg.len(),

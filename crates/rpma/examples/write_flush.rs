@@ -277,7 +277,7 @@ fn client(addr: &str, port: &str) -> Res<()> {
     println!("client: connection established");
 
     let (server_mr, server_cfg) = read_welcome(conn.private_data())?;
-    match conn.flush(
+    match conn.flush_at(
         &server_mr,
         0,
         RECORD_SIZE,
@@ -303,7 +303,7 @@ fn client(addr: &str, port: &str) -> Res<()> {
             let (start, len) = piece(r, p);
             step(
                 "writing",
-                conn.write(
+                conn.write_at(
                     Some(&server_mr),
                     remote + start,
                     Some(&mr),
@@ -317,7 +317,7 @@ fn client(addr: &str, port: &str) -> Res<()> {
         }
         step(
             "flushing",
-            conn.flush(
+            conn.flush_at(
                 &server_mr,
                 remote,
                 RECORD_SIZE,

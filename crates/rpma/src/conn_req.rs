@@ -16,6 +16,7 @@ use crate::mr::MrLocal;
 use crate::peer::Peer;
 use crate::post;
 use crate::queues::{Parts, Queues};
+use crate::range::Local;
 use crate::sys;
 use crate::timeouts;
 use crate::verbs::{AddrInfo, CmId, EventChannel};
@@ -222,6 +223,16 @@ impl ConnReq {
         self.private_data.as_deref()
     }
 
+    /// Posts a receive into `dst` before the connection exists, for the
+    /// peer's first message; `context` comes back as its completion's
+    /// `wr_id`.
+    ///
+    /// # Errors
+    /// As [`ConnReq::recv_at`].
+    pub fn recv(&self, dst: Local<'_>, context: u64) -> Result<()> {
+        self.recv_at(dst.mr, dst.offset, dst.len, context)
+    }
+
     /// Posts a receive of `len` bytes at `offset` in `dst` on the request's
     /// QP, to be matched by the first message of the peer.
     ///
@@ -230,7 +241,7 @@ impl ConnReq {
     /// full, or the provider refuses the post), or when the request was
     /// made with an SRQ, whose connection has no receive queue of its own
     /// (refused by the library, as [`crate::conn::Conn::recv`] says).
-    pub fn recv(
+    pub fn recv_at(
         &self,
         dst: &MrLocal<'_>,
         offset: usize,

@@ -4,11 +4,12 @@
 //! its peer's flush target (`flush_target`), a read that completes only
 //! after the writes before it reached the remote memory.
 
-use crate::conn::Conn;
+use crate::conn::{Conn, Opts};
 use crate::error::{Error, Result};
 use crate::log::{Level, Op};
 use crate::mr::{MrRemote, Usage};
 use crate::post::{Completion, Kind, SendWr};
+use crate::range::Remote;
 use crate::sys;
 
 /// How far a flush pushes the data written before it.
@@ -58,6 +59,19 @@ fn check(kind: FlushType, direct_write_to_pmem: bool, dst: &MrRemote) -> Result<
 }
 
 impl Conn {
+    /// Makes what was written before to `dst` visible at the peer, or
+    /// persistent there (`kind`); its completion says it is.
+    ///
+    /// # Errors
+    /// `Error::NoSupp` when the peer's region or the remote peer does not
+    /// allow `kind`; `Error::Inval` when `opts` has immediate data;
+    /// `Error::Provider` when the post fails.
+    #[inline]
+    pub fn flush(&self, dst: Remote<'_>, kind: FlushType, opts: Opts) -> Result<()> {
+        let (completion, context) = opts.no_imm()?;
+        self.flush_at(dst.mr, dst.offset, dst.len, kind, completion, context)
+    }
+
     /// Makes the data written before it to `dst` visible (or persistent)
     /// at the peer, as far as the connection and the region allow. An
     /// emulated flush reads a fixed 8 bytes at `dst_offset`, whatever
@@ -69,7 +83,7 @@ impl Conn {
     /// persistent memory; `Error::Provider` when the post fails
     /// (`ibv_wr_complete` natively, else `ibv_post_send`).
     #[inline]
-    pub fn flush(
+    pub fn flush_at(
         &self,
         dst: &MrRemote,
         dst_offset: usize,

@@ -213,7 +213,8 @@ fn connection_carries_data_both_ways() {
                 .private_data()
                 .unwrap_or_default()
                 .starts_with(b"hello server"));
-            req.recv(&inbox, 0, 64, 0x51).expect("recv before accept");
+            req.recv_at(&inbox, 0, 64, 0x51)
+                .expect("recv before accept");
             let conn = req.connect(Some(&region.descriptor())).expect("accept");
             expect_event(&conn, ConnEvent::Established);
             let wc = next_wc(conn.cq());
@@ -247,7 +248,7 @@ fn connection_carries_data_both_ways() {
         assert_eq!(dst.size(), 4096);
 
         let n = text.len();
-        conn.write(
+        conn.write_at(
             Some(&dst),
             100,
             Some(&src),
@@ -258,12 +259,12 @@ fn connection_carries_data_both_ways() {
             1,
         )
         .expect("write");
-        conn.flush(&dst, 100, n, FlushType::Visibility, Completion::Always, 2)
+        conn.flush_at(&dst, 100, n, FlushType::Visibility, Completion::Always, 2)
             .expect("flush");
         let wc = next_wc(conn.cq());
         assert_eq!((wc.status(), wc.wr_id()), (WcStatus::Success, 2));
         assert!(matches!(wc.opcode(), WcOpcode::Flush | WcOpcode::Read));
-        conn.read(Some(&back), 0, Some(&dst), 100, n, Completion::Always, 3)
+        conn.read_at(Some(&back), 0, Some(&dst), 100, n, Completion::Always, 3)
             .expect("read");
         let wc = next_wc(conn.cq());
         assert_eq!(
@@ -275,7 +276,7 @@ fn connection_carries_data_both_ways() {
         assert_eq!(&got, text);
         back.write(0, &[0; 4]).unwrap();
 
-        conn.send(Some(&msg), 0, 5, Completion::Always, Some(0x1234_5678), 4)
+        conn.send_at(Some(&msg), 0, 5, Completion::Always, Some(0x1234_5678), 4)
             .expect("send with imm");
         let wc = next_wc(conn.cq());
         assert_eq!(
@@ -325,19 +326,19 @@ fn bad_arguments_are_refused_and_bad_ranges_fail_in_the_completion() {
         let dst = MrRemote::from_descriptor(conn.private_data().unwrap_or_default()).unwrap();
         // no flush usage on the server's region: a flush is refused
         assert_eq!(
-            conn.flush(&dst, 0, 8, FlushType::Visibility, Completion::Always, 8),
+            conn.flush_at(&dst, 0, 8, FlushType::Visibility, Completion::Always, 8),
             Err(Error::NoSupp)
         );
         // a read of 8 bytes needs a local region to land in
         assert_eq!(
-            conn.read(None, 0, Some(&dst), 0, 8, Completion::Always, 8),
+            conn.read_at(None, 0, Some(&dst), 0, 8, Completion::Always, 8),
             Err(Error::Inval)
         );
         // nothing was posted, so nothing completes
         let mut wc = [WorkCompletion::default()];
         assert_eq!(conn.cq().poll(&mut wc), Err(Error::NoCompletion));
         // past the local region's end: posted, failed by the device
-        conn.read(Some(&local), 60, Some(&dst), 0, 8, Completion::Always, 9)
+        conn.read_at(Some(&local), 60, Some(&dst), 0, 8, Completion::Always, 9)
             .expect("posted");
         let wc = next_wc(conn.cq());
         assert_eq!(wc.wr_id(), 9);
@@ -382,7 +383,7 @@ fn shared_receive_queue_serves_two_connections() {
                     .connect(None)
                     .unwrap();
                 expect_event(&conn, ConnEvent::Established);
-                conn.send(
+                conn.send_at(
                     Some(&msg),
                     0,
                     8,

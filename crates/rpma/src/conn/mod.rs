@@ -3,8 +3,9 @@
 
 use std::ffi::c_int;
 use std::os::fd::BorrowedFd;
-use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use crate::alloc::try_copy;
 use crate::cq::Cq;
@@ -14,6 +15,7 @@ use crate::log::{Level, Op};
 use crate::native::QpNative;
 use crate::peer_cfg::PeerCfg;
 use crate::queues::{Parts, Queues};
+use crate::ready;
 use crate::sys;
 use crate::timeouts;
 use crate::verbs::{CmEvent, CmId, CompChannel, EventChannel};
@@ -21,7 +23,7 @@ use crate::verbs::{CmEvent, CmId, CompChannel, EventChannel};
 mod event;
 mod ops;
 pub use event::{event_str, ConnEvent};
-pub use ops::{Wake, ATOMIC_WRITE_LEN};
+pub use ops::{Opts, Wake, ATOMIC_WRITE_LEN};
 
 /// A connection (opaque to C).
 #[derive(Debug)]
@@ -39,6 +41,10 @@ pub struct Conn {
     /// deleted.
     private_data: OnceLock<Box<[u8]>>,
     direct_write_to_pmem: AtomicBool,
+    /// Whether the event channel's fd was made non-blocking, which the
+    /// waits with a deadline need; the C API's waits leave the fd's mode
+    /// to the program.
+    nonblocking: AtomicBool,
     /// The QP and its native operations, and the event channel's fd, kept
     /// apart from the parts above: the data path and the event loop read
     /// them on every call, and need no "is it there yet" for them. Valid
@@ -80,6 +86,7 @@ impl Conn {
             flush: None,
             private_data: OnceLock::new(),
             direct_write_to_pmem: AtomicBool::new(false),
+            nonblocking: AtomicBool::new(false),
             qp,
             native,
             event_fd,
@@ -162,29 +169,52 @@ impl Conn {
         unsafe { BorrowedFd::borrow_raw(self.event_fd) }
     }
 
-    /// Takes the next connection event.
+    /// Takes the next connection event; blocks until one comes.
     ///
     /// # Errors
     /// `Error::Unknown` for an event that means nothing to a connection
-    /// (consumed); `Error::NoEvent` when librdmacm has none (ENODATA);
-    /// `Error::NoMem` when the peer's private data cannot be copied;
-    /// `Error::Provider` when `rdma_get_cm_event` or `rdma_ack_cm_event`
-    /// fails (also EAGAIN on a non-blocking fd).
+    /// (consumed); `Error::Provider` when the event channel fails;
+    /// `Error::NoMem` when the peer's private data cannot be copied.
     pub fn next_event(&self) -> Result<ConnEvent> {
-        self.take_event(self.event_channel().next(Op::ConnNextEvent)?)
+        let got = ready::take_within(self.event_fd(), None, || self.try_next_event())?;
+        Ok(got.expect("a wait without a deadline ends with an event"))
     }
 
-    /// [`Conn::next_event`] without waiting: `None` when no event waits.
-    /// It takes an event only if one is there; whether it blocks until one
-    /// comes is the fd's mode, so make the fd non-blocking first
-    /// (`O_NONBLOCK` on [`Conn::event_fd`]).
+    /// The next connection event if one waits, without waiting.
     ///
     /// # Errors
-    /// As [`Conn::next_event`], but no `Error::NoEvent`: no event is `None`.
+    /// As [`Conn::next_event`].
     pub fn try_next_event(&self) -> Result<Option<ConnEvent>> {
+        if !self.nonblocking.load(Relaxed) {
+            ready::set_nonblocking(self.event_fd())?;
+            self.nonblocking.store(true, Relaxed);
+        }
         match self.event_channel().try_next(Op::ConnNextEvent)? {
             Some(ev) => self.take_event(ev).map(Some),
             None => Ok(None),
+        }
+    }
+
+    /// The next connection event, waiting at most `timeout` for it: `None`
+    /// when none came in time.
+    ///
+    /// # Errors
+    /// As [`Conn::next_event`]; `Error::Provider` (`poll`) when the wait
+    /// fails.
+    pub fn next_event_timeout(&self, timeout: Duration) -> Result<Option<ConnEvent>> {
+        ready::take_within(self.event_fd(), Some(timeout), || self.try_next_event())
+    }
+
+    raw_api! {
+        /// Takes the next connection event as `rdma_get_cm_event` does:
+        /// blocking or not as the fd is (the C API's `rpma_conn_next_event`).
+        ///
+        /// # Errors
+        /// As [`Conn::next_event`]; also `Error::NoEvent` when librdmacm
+        /// has none (ENODATA), and `Error::Provider` (EAGAIN) when none
+        /// waits on a non-blocking fd.
+        fn next_event_raw(&self) -> Result<ConnEvent> {
+            self.take_event(self.event_channel().next(Op::ConnNextEvent)?)
         }
     }
 
@@ -260,9 +290,14 @@ impl Conn {
         self.id().disconnect()
     }
 
-    /// What the peer sent: with its connect request (passive side) or its
-    /// accept (active side, after ESTABLISHED). On RoCE the peer's data is
-    /// padded with zeros to the transport's full size.
+    /// What the peer sent with its request (incoming connections) or its
+    /// accept (outgoing ones, known once the connection is established).
+    ///
+    /// rdma_cm does not carry the length the peer sent: on RoCE and IB
+    /// the data comes zero-padded to the transport's full size (56 bytes
+    /// with a request, 196 with an accept), so a protocol that sends data
+    /// of varying length carries its length itself. On iWARP it is exactly
+    /// what was sent.
     pub fn private_data(&self) -> Option<&[u8]> {
         self.private_data.get().map(|d| &d[..])
     }
@@ -323,7 +358,8 @@ impl Conn {
     }
 
     /// Releases everything and reports the first failure; does not
-    /// disconnect first. Boxed, as C holds it.
+    /// disconnect first (dropping the connection does the same and ignores
+    /// failures).
     ///
     /// # Errors
     /// `Error::Provider` when a release step fails (`ibv_destroy_cq`,
@@ -331,8 +367,7 @@ impl Conn {
     /// accepted, `rdma_destroy_id`, or `ibv_dereg_mr` of the peer's flush
     /// target when this was its last user); `Error::Inval` when that flush
     /// target's page cannot be unmapped.
-    #[allow(clippy::boxed_local)] // the box is what C holds
-    pub fn delete(mut self: Box<Self>) -> Result<()> {
+    pub fn delete(mut self) -> Result<()> {
         self.release()
     }
 }

@@ -1,14 +1,14 @@
 //! The data path of a connection: one-sided operations on the peer's
 //! memory, messages, and waiting on a shared completion channel.
 //!
-//! Every operation builds one work request on the stack and posts it; the
-//! checks before are on the arguments only. Each takes an `op_context`,
-//! the work request id its completion carries back in `ibv_wc::wr_id`
-//! (the C API passes its `void *` there as `(uintptr_t)op_context`). Ranges are not checked against
-//! the regions: the device does that and reports a violation as an error
-//! completion, as with the C library. As in the C library too, a length
-//! past 32 bits is cut to its low 32 bits, which is what a work request
-//! carries; the ranges of [`crate::owned`] refuse such a length instead.
+//! Every operation builds one work request on the stack and posts it. The
+//! operations take checked ranges ([`Local`], [`Remote`]) and [`Opts`];
+//! the `*_at` forms are the C API's: regions, offsets and a length, with
+//! no check against the regions (the device does that and reports a
+//! violation as an error completion, as with the C library), and a length
+//! past 32 bits cut to its low 32 bits, which is what a work request
+//! carries. The context comes back in the completion's `wr_id` (the C API
+//! passes its `void *` there as `(uintptr_t)op_context`).
 
 use super::Conn;
 use crate::cq::Cq;
@@ -16,10 +16,86 @@ use crate::error::{Error, Result};
 use crate::log::{Level, Op};
 use crate::mr::{local_end, one_sided_ends, MrLocal, MrRemote};
 use crate::post::{self, Completion, Kind, SendWr};
+use crate::range::{Local, Remote};
 use crate::sys;
 
 /// Bytes written by an atomic write, and the alignment of its target.
 pub const ATOMIC_WRITE_LEN: usize = 8;
+
+/// How an operation is posted: whether it completes with a work
+/// completion always or only when it fails, the context its completion
+/// carries back (`wr_id`), and immediate data for a write or a send.
+///
+/// ```
+/// use rpma::conn::Opts;
+/// let opts = Opts::signaled().context(7).imm(0xfeed);
+/// # let _ = opts;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Opts {
+    completion: Completion,
+    context: u64,
+    imm: Option<u32>,
+}
+
+impl Opts {
+    /// A completion for every outcome, context 0 (also the default).
+    pub const fn signaled() -> Opts {
+        Opts {
+            completion: Completion::Always,
+            context: 0,
+            imm: None,
+        }
+    }
+
+    /// A completion only when the operation fails. Operations on one
+    /// connection complete in order, so a later signaled one says the
+    /// earlier ones are done.
+    pub const fn unsignaled() -> Opts {
+        Opts {
+            completion: Completion::OnError,
+            ..Opts::signaled()
+        }
+    }
+
+    /// The context the completion carries back (`WorkCompletion::wr_id`).
+    pub const fn context(self, context: u64) -> Opts {
+        Opts { context, ..self }
+    }
+
+    /// Immediate data, for a write or a send: it reaches the peer in the
+    /// completion of the receive the operation consumes there.
+    pub const fn imm(self, imm: u32) -> Opts {
+        Opts {
+            imm: Some(imm),
+            ..self
+        }
+    }
+
+    /// The options without immediate data: what a read, an atomic write
+    /// and a flush take.
+    pub(crate) fn no_imm(self) -> Result<(Completion, u64)> {
+        match self.imm {
+            None => Ok((self.completion, self.context)),
+            Some(_) => Err(Error::Inval),
+        }
+    }
+}
+
+impl Default for Opts {
+    fn default() -> Opts {
+        Opts::signaled()
+    }
+}
+
+/// Both ends of a one-sided operation have the same length.
+fn same_len(a: usize, b: usize) -> Result<usize> {
+    if a == b {
+        Ok(a)
+    } else {
+        Err(Error::Inval)
+    }
+}
 
 /// What woke a wait on the shared completion channel.
 #[derive(Debug)]
@@ -34,6 +110,96 @@ pub struct Wake<'a> {
 }
 
 impl Conn {
+    /// Reads `src` of the peer's region into `dst`.
+    ///
+    /// # Errors
+    /// `Error::Inval` when the lengths differ or `opts` has immediate data;
+    /// `Error::Provider` when the send queue is full or the provider
+    /// refuses the post. A closed connection refuses no post: the
+    /// operation completes with `WcStatus::WrFlush`.
+    #[inline]
+    pub fn read(&self, src: Remote<'_>, dst: Local<'_>, opts: Opts) -> Result<()> {
+        let len = same_len(src.len, dst.len)?;
+        let (completion, context) = opts.no_imm()?;
+        self.read_at(
+            Some(dst.mr),
+            dst.offset,
+            Some(src.mr),
+            src.offset,
+            len,
+            completion,
+            context,
+        )
+    }
+
+    /// Writes `src` to `dst` of the peer's region; with immediate data in
+    /// `opts`, the write consumes a receive at the peer.
+    ///
+    /// # Errors
+    /// `Error::Inval` when the lengths differ; `Error::Provider` when the
+    /// send queue is full or the provider refuses the post. A closed
+    /// connection refuses no post, as for [`Conn::read`].
+    #[inline]
+    pub fn write(&self, src: Local<'_>, dst: Remote<'_>, opts: Opts) -> Result<()> {
+        let len = same_len(src.len, dst.len)?;
+        self.write_at(
+            Some(dst.mr),
+            dst.offset,
+            Some(src.mr),
+            src.offset,
+            len,
+            opts.completion,
+            opts.imm,
+            opts.context,
+        )
+    }
+
+    /// Writes the 8 bytes of `value` to `dst`, 8 bytes at an 8-byte
+    /// aligned offset of the peer's region, in one piece.
+    ///
+    /// # Errors
+    /// `Error::Inval` when `dst` is not 8 bytes at an aligned offset or
+    /// `opts` has immediate data; `Error::Provider` when the post fails.
+    #[inline]
+    pub fn atomic_write(
+        &self,
+        value: &[u8; ATOMIC_WRITE_LEN],
+        dst: Remote<'_>,
+        opts: Opts,
+    ) -> Result<()> {
+        same_len(dst.len, ATOMIC_WRITE_LEN)?;
+        let (completion, context) = opts.no_imm()?;
+        self.atomic_write_at(dst.mr, dst.offset, value, completion, context)
+    }
+
+    /// Sends `src` as a message, which consumes a receive at the peer.
+    ///
+    /// # Errors
+    /// `Error::Provider` when the send queue is full or the post fails. A
+    /// closed connection refuses no post, as for [`Conn::read`].
+    #[inline]
+    pub fn send(&self, src: Local<'_>, opts: Opts) -> Result<()> {
+        self.send_at(
+            Some(src.mr),
+            src.offset,
+            src.len,
+            opts.completion,
+            opts.imm,
+            opts.context,
+        )
+    }
+
+    /// Posts `dst` for the next message of the peer; `context` comes back
+    /// in the receive's completion.
+    ///
+    /// # Errors
+    /// `Error::Provider` when the receive queue is full, or the connection
+    /// receives through a shared receive queue.
+    #[inline]
+    pub fn recv(&self, dst: Local<'_>, context: u64) -> Result<()> {
+        self.recv_at(Some(dst.mr), dst.offset, dst.len, context)
+    }
+
     /// Reads `len` bytes at `src_offset` of the remote region into
     /// `dst_offset` of a local one. Without both regions it is the 0-byte
     /// read (offsets and length 0), which orders like any other read; on
@@ -46,7 +212,7 @@ impl Conn {
     /// fails (the send queue is full, or the provider refuses the post).
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub fn read(
+    pub fn read_at(
         &self,
         dst: Option<&MrLocal<'_>>,
         dst_offset: usize,
@@ -68,10 +234,10 @@ impl Conn {
     /// consumes a receive at the peer.
     ///
     /// # Errors
-    /// As [`Conn::read`].
+    /// As [`Conn::read_at`].
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub fn write(
+    pub fn write_at(
         &self,
         dst: Option<&MrRemote>,
         dst_offset: usize,
@@ -102,7 +268,7 @@ impl Conn {
     /// `Error::Provider` when the post fails (`ibv_wr_complete` natively,
     /// else `ibv_post_send`).
     #[inline]
-    pub fn atomic_write(
+    pub fn atomic_write_at(
         &self,
         dst: &MrRemote,
         dst_offset: usize,
@@ -139,7 +305,7 @@ impl Conn {
     /// `Error::Provider` when `ibv_post_send` fails (the send queue is full,
     /// or the provider refuses the post).
     #[inline]
-    pub fn send(
+    pub fn send_at(
         &self,
         src: Option<&MrLocal<'_>>,
         offset: usize,
@@ -167,7 +333,7 @@ impl Conn {
     /// queue of its own: the library refuses that post itself, as rxe
     /// would (`EINVAL`), since libsiw crashes on it.
     #[inline]
-    pub fn recv(
+    pub fn recv_at(
         &self,
         dst: Option<&MrLocal<'_>>,
         offset: usize,

@@ -148,7 +148,7 @@ impl Request {
     /// receives through a shared receive queue and so has no receive
     /// queue of its own (`EINVAL`).
     pub fn recv(&self, dst: Local<'_>, context: u64) -> Result<()> {
-        self.req.recv(dst.mr, dst.offset, dst.len, context)
+        self.req.recv(dst, context)
     }
 
     /// Connects (or accepts an incoming request), sending `pdata` as
@@ -165,6 +165,6 @@ impl Request {
     /// target's page cannot be allocated.
     pub fn connect(self, pdata: &[u8]) -> Result<Conn> {
         let pdata = (!pdata.is_empty()).then_some(pdata);
-        Conn::new(self.req.connect(pdata)?)
+        Ok(*self.req.connect(pdata)?)
     }
 }

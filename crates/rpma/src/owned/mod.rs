@@ -68,8 +68,6 @@ mod aio;
 /// cbindgen:ignore
 mod buffer;
 /// cbindgen:ignore
-mod conn;
-/// cbindgen:ignore
 mod listener;
 /// cbindgen:ignore
 mod region;
@@ -77,11 +75,11 @@ mod region;
 #[cfg(feature = "serde")]
 mod remote_serde;
 
+pub use crate::conn::{Conn, Opts};
 pub use crate::conn_cfg::ConnCfg;
 pub use crate::range::{Local, Range, Remote};
 pub use crate::srq::Srq;
 pub use buffer::Buffer;
-pub use conn::{Conn, Opts};
 pub use listener::{Listener, Request};
 pub use region::Region;
 

@@ -709,9 +709,10 @@ fn core_errors_are_the_documented_ones() {
     let server = ep.next_conn_req(None).unwrap().connect(None).unwrap();
     super::expect_event(&client, ConnEvent::Established);
     super::expect_event(&server, ConnEvent::Established);
-    // Conn::next_event on a non-blocking channel with nothing in it
+    // Conn::next_event_raw (the C API's) on a non-blocking channel with
+    // nothing in it
     set_nonblocking(client.event_fd());
-    assert_provider(client.next_event(), "rdma_get_cm_event", libc::EAGAIN);
+    assert_provider(client.next_event_raw(), "rdma_get_cm_event", libc::EAGAIN);
     assert_eq!(client.try_next_event(), Ok(None));
 
     let local = MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::READ_DST).unwrap();
@@ -719,33 +720,33 @@ fn core_errors_are_the_documented_ones() {
     let (c, x) = (Completion::Always, 1);
     // read / write: one region only, or neither with an offset or length
     assert_eq!(
-        client.read(Some(&local), 0, None, 0, 8, c, x),
+        client.read_at(Some(&local), 0, None, 0, 8, c, x),
         Err(Error::Inval)
     );
     assert_eq!(
-        client.read(None, 0, Some(&remote), 0, 8, c, x),
+        client.read_at(None, 0, Some(&remote), 0, 8, c, x),
         Err(Error::Inval)
     );
-    assert_eq!(client.read(None, 0, None, 8, 0, c, x), Err(Error::Inval));
-    assert_eq!(client.read(None, 0, None, 0, 8, c, x), Err(Error::Inval));
+    assert_eq!(client.read_at(None, 0, None, 8, 0, c, x), Err(Error::Inval));
+    assert_eq!(client.read_at(None, 0, None, 0, 8, c, x), Err(Error::Inval));
     assert_eq!(
-        client.write(Some(&remote), 0, None, 0, 8, c, None, x),
+        client.write_at(Some(&remote), 0, None, 0, 8, c, None, x),
         Err(Error::Inval)
     );
     assert_eq!(
-        client.write(None, 8, None, 0, 0, c, None, x),
+        client.write_at(None, 8, None, 0, 0, c, None, x),
         Err(Error::Inval)
     );
     // atomic_write: an unaligned offset
     assert_eq!(
-        client.atomic_write(&remote, 4, &[0; 8], c, x),
+        client.atomic_write_at(&remote, 4, &[0; 8], c, x),
         Err(Error::Inval)
     );
     // send / recv: no region with an offset or a length
-    assert_eq!(client.send(None, 1, 0, c, None, x), Err(Error::Inval));
-    assert_eq!(client.send(None, 0, 1, c, None, x), Err(Error::Inval));
-    assert_eq!(client.recv(None, 1, 0, x), Err(Error::Inval));
-    assert_eq!(client.recv(None, 0, 1, x), Err(Error::Inval));
+    assert_eq!(client.send_at(None, 1, 0, c, None, x), Err(Error::Inval));
+    assert_eq!(client.send_at(None, 0, 1, c, None, x), Err(Error::Inval));
+    assert_eq!(client.recv_at(None, 1, 0, x), Err(Error::Inval));
+    assert_eq!(client.recv_at(None, 0, 1, x), Err(Error::Inval));
     // Srq::recv_at: the same
     assert_eq!(srq.recv_at(None, 0, 1, x), Err(Error::Inval));
     // Conn::wait: no shared channel
@@ -762,13 +763,13 @@ fn core_errors_are_the_documented_ones() {
     super::expect_event(&client, ConnEvent::Closed);
     let src = MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::SEND).unwrap();
     client
-        .send(Some(&src), 0, 8, c, None, 9)
+        .send_at(Some(&src), 0, 8, c, None, 9)
         .expect("send when closed");
     client
-        .read(Some(&local), 0, Some(&remote), 0, 8, c, 10)
+        .read_at(Some(&local), 0, Some(&remote), 0, 8, c, 10)
         .expect("read when closed");
     client
-        .write(Some(&remote), 0, Some(&src), 0, 8, c, None, 11)
+        .write_at(Some(&remote), 0, Some(&src), 0, 8, c, None, 11)
         .expect("write when closed");
     for id in 9..=11 {
         let wc = super::next_wc(client.cq());
