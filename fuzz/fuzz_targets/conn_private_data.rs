@@ -102,21 +102,21 @@ fn connect(
         _ => None,
     };
     if flags & 1 == 0 {
-        let req = ConnReq::new(peer, "192.0.2.1", "7204", None).unwrap();
+        let req = ConnReq::new_cstr(peer, c"192.0.2.1", c"7204", None).unwrap();
         let ours = first_bytes.filter(|_| flags & 2 != 0);
-        let conn = req.connect(ours.as_deref()).unwrap();
+        let conn = req.connect_boxed(ours.as_deref()).unwrap();
         // rdma_connect got exactly our bytes.
         assert_eq!(fake_provider::take_sent(), [ours.unwrap_or_default()]);
         return (conn, None, None);
     }
-    let ep = Ep::listen(peer, "192.0.2.1", "7204").unwrap();
+    let ep = Ep::listen_cstr(peer, c"192.0.2.1", c"7204").unwrap();
     let req_data = first_bytes.filter(|_| flags & 4 != 0);
     fake_provider::push_event(Event {
         kind: RDMA_CM_EVENT_CONNECT_REQUEST,
         private_data: PrivateData::Bytes(req_data.clone().unwrap_or_default()),
     });
     let req = ep.next_conn_req(None).unwrap();
-    let conn = req.connect(None).unwrap();
+    let conn = req.connect_boxed(None).unwrap();
     fake_provider::take_sent();
     (conn, Some(ep), req_data)
 }

@@ -56,7 +56,7 @@ fuzz_target!(|data: &[u8]| {
     let ctx = NonNull::new(fake_provider::context()).unwrap();
     // SAFETY: the stand-in's context outlives the peer.
     let peer = unsafe { Peer::from_raw_context(ctx) }.unwrap();
-    let ep = Ep::listen(&peer, "192.0.2.1", "7204").unwrap();
+    let ep = Ep::listen_cstr(&peer, c"192.0.2.1", c"7204").unwrap();
 
     fake_provider::push_event(Event { kind, private_data });
     let got = ep.next_conn_req(None);
@@ -67,7 +67,7 @@ fuzz_target!(|data: &[u8]| {
         // (an over-read or a freed buffer is an ASan report)
         assert_eq!(req.private_data(), expected.as_deref());
         if accept {
-            let conn = req.connect(None).unwrap();
+            let conn = req.connect_boxed(None).unwrap();
             // The accept carried no private data of ours.
             assert_eq!(fake_provider::take_sent(), [Vec::<u8>::new()]);
             assert_eq!(conn.private_data(), expected.as_deref());

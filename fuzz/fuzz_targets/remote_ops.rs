@@ -74,8 +74,8 @@ fuzz_target!(|data: &[u8]| {
     let ctx = NonNull::new(fake_provider::context()).unwrap();
     // SAFETY: the stand-in's context outlives the peer.
     let peer = unsafe { Peer::from_raw_context(ctx) }.unwrap();
-    let req: Box<ConnReq> = ConnReq::new(&peer, "192.0.2.1", "7204", None).unwrap();
-    let conn: Box<Conn> = req.connect(None).unwrap();
+    let req: Box<ConnReq> = ConnReq::new_cstr(&peer, c"192.0.2.1", c"7204", None).unwrap();
+    let conn: Box<Conn> = req.connect_boxed(None).unwrap();
     let cfg = PeerCfg::from_descriptor(&input[21..22]).unwrap();
     conn.apply_remote_peer_cfg(&cfg);
     drop(cfg);

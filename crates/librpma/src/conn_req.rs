@@ -76,7 +76,7 @@ pub unsafe extern "C" fn rpma_conn_req_connect(
                 Some(unsafe { std::slice::from_raw_parts(p.ptr.cast::<u8>(), p.len as usize) })
             }
         };
-        let conn = req.connect(data)?;
+        let conn = req.connect_boxed(data)?;
         // SAFETY: checked output pointer.
         unsafe { put(slot, Box::into_raw(conn)) };
         Ok(())

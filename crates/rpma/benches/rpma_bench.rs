@@ -151,10 +151,10 @@ fn connect(peer: &Peer, addr: SocketAddr, case: Case, size: usize, qd: usize) ->
     for v in [case.wire(), size as u32, qd as u32] {
         req.extend_from_slice(&v.to_ne_bytes());
     }
-    let conn = rpma::owned::Request::new(peer, addr, Some(&cfg))
-        .or_die("Request::new")
+    let conn = rpma::owned::ConnReq::new(peer, addr, Some(&cfg))
+        .or_die("ConnReq::new")
         .connect(&req)
-        .or_die("Request::connect");
+        .or_die("ConnReq::connect");
     match conn.next_event().or_die("Conn::next_event") {
         ConnEvent::Established => {}
         e => die(format!("expected ESTABLISHED, got {e:?}")),

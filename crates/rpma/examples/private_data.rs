@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use common::{step, text, Res};
 use rpma::conn::ConnEvent;
-use rpma::owned::{Conn, ConnCfg, Listener, Peer, Request};
+use rpma::owned::{Conn, ConnCfg, ConnReq, Ep, Peer};
 
 /// What the client says in its connect request (at most 56 bytes on IB
 /// and RoCE).
@@ -60,7 +60,7 @@ fn expect_event(conn: &Conn, want: ConnEvent) -> Res<()> {
 fn server(addr: &str, port: &str) -> Res<()> {
     let at = socket_addr(addr, port)?;
     let peer = step("opening the peer", Peer::local(at.ip()))?;
-    let listener = step("listening", Listener::bind(&peer, at))?;
+    let listener = step("listening", Ep::listen(&peer, at))?;
     println!("server: listening on {addr}:{port}");
 
     let req = match step(
@@ -105,7 +105,7 @@ fn client(addr: &str, port: &str) -> Res<()> {
     step("setting the timeout", cfg.set_timeout(5000))?;
     let req = step(
         "preparing the connection",
-        Request::new(&peer, at, Some(&cfg)),
+        ConnReq::new(&peer, at, Some(&cfg)),
     )?;
     let conn = step("connecting", req.connect(CLIENT_GREETING))?;
     println!("client: connecting to {addr}:{port}");

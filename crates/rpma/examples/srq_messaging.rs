@@ -18,7 +18,7 @@ mod common;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use common::{check_wc, expect_event, fail, next_wc, step, text, wait_readable, Res};
+use common::{check_wc, expect_event, fail, next_wc, socket_addr, step, text, wait_readable, Res};
 use rpma::conn::{Conn, ConnEvent};
 use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
@@ -82,16 +82,16 @@ fn server(addr: &str, port: &str) -> Res<()> {
 
     let mut cfg = ConnCfg::new();
     cfg.set_srq(&srq);
-    let ep = step("listening", Ep::listen(&peer, addr, port))?;
+    let ep = step("listening", Ep::listen(&peer, socket_addr(addr, port)?))?;
     println!("server: listening on {addr}:{port}, {CLIENTS} clients will share one receive queue");
 
-    let mut conns: Vec<Box<Conn>> = Vec::new();
+    let mut conns: Vec<Conn> = Vec::new();
     let mut hellos = Vec::new();
     for _ in 0..CLIENTS {
         wait_readable(ep.fd(), ACCEPT_TIMEOUT, "client")?;
         let req = step("taking a connection request", ep.next_conn_req(Some(&cfg)))?;
         let hello = text(req.private_data());
-        let conn = step("accepting", req.connect(None))?;
+        let conn = step("accepting", req.connect(&[]))?;
         expect_event(&conn, ConnEvent::Established, EVENT_TIMEOUT)?;
         println!("server: \"{hello}\" connected (QP {})", conn.qp_num());
         conns.push(conn);
@@ -180,7 +180,7 @@ fn client(addr: &str, port: &str) -> Res<()> {
     for i in 0..CLIENTS {
         let req = step(
             "preparing a connection",
-            ConnReq::new(&peer, addr, port, Some(&cfg)),
+            ConnReq::new(&peer, socket_addr(addr, port)?, Some(&cfg)),
         )?;
         // the answer's buffer is there before the connection is
         step(
@@ -188,7 +188,7 @@ fn client(addr: &str, port: &str) -> Res<()> {
             req.recv_at(&recv_mr, i * SLOT, SLOT, i as u64),
         )?;
         let hello = format!("client {i}");
-        let conn = step("connecting", req.connect(Some(hello.as_bytes())))?;
+        let conn = step("connecting", req.connect(hello.as_bytes()))?;
         expect_event(&conn, ConnEvent::Established, EVENT_TIMEOUT)?;
         println!("client: connection {i} established");
         conns.push(conn);

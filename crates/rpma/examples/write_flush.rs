@@ -33,7 +33,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use common::Res;
-use common::{check_wc, expect_event, fail, next_event, next_wc, step, wait_readable};
+use common::{check_wc, expect_event, fail, next_event, next_wc, socket_addr, step, wait_readable};
 use rpma::conn::ConnEvent;
 use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
@@ -135,14 +135,14 @@ fn server(addr: &str, port: &str) -> Res<()> {
     welcome[DESCRIPTORS_AT..pcfg_at].copy_from_slice(&mr_desc);
     welcome[pcfg_at..pcfg_at + pcfg_desc.len()].copy_from_slice(&pcfg_desc);
 
-    let ep = step("listening", Ep::listen(&peer, addr, port))?;
+    let ep = step("listening", Ep::listen(&peer, socket_addr(addr, port)?))?;
     println!(
         "server: listening on {addr}:{port}, {SERVER_BUF_SIZE} byte region registered for writes and flushes to persistence"
     );
     wait_readable(ep.fd(), ACCEPT_TIMEOUT, "client")?;
     let req = step("taking the connection request", ep.next_conn_req(None))?;
     println!("server: a connection request arrived");
-    let conn = step("accepting", req.connect(Some(&welcome)))?;
+    let conn = step("accepting", req.connect(&welcome))?;
     // The client writes and flushes on its own and hangs up when done. On
     // a lossy link CLOSED may come first: the client's confirmation of the
     // connection was lost and it went ahead without it.
@@ -268,10 +268,10 @@ fn client(addr: &str, port: &str) -> Res<()> {
     step("setting the timeout", cfg.set_timeout(5000))?;
     let req = step(
         "preparing the connection",
-        ConnReq::new(&peer, addr, port, Some(&cfg)),
+        ConnReq::new(&peer, socket_addr(addr, port)?, Some(&cfg)),
     )?;
     // the client has nothing to tell the server in its request
-    let conn = step("connecting", req.connect(None))?;
+    let conn = step("connecting", req.connect(&[]))?;
     println!("client: connecting to {addr}:{port}");
     expect_event(&conn, ConnEvent::Established, SESSION_TIMEOUT)?;
     println!("client: connection established");

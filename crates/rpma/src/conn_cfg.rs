@@ -174,8 +174,7 @@ impl ConnCfg {
     ///     let srq = Srq::new(peer, None)?;
     ///     let mut cfg = ConnCfg::new();
     ///     cfg.set_srq(&srq);
-    ///     let req = ep.next_conn_req(Some(&cfg))?;
-    ///     let conn = req.connect(None)?;
+    ///     let conn = ep.next_request(Some(&cfg))?.connect(b"")?;
     ///     // the connection keeps the queue: deleting it now says it is busy
     ///     assert!(srq.clone().delete().is_err());
     ///     conn.delete()?;

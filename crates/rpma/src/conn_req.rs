@@ -4,8 +4,9 @@
 //! queues (CQs and the QP) are ready, so receives can be posted before the
 //! connection exists.
 
-use std::ffi::{c_void, CStr, CString};
+use std::ffi::{c_void, CStr};
 use std::mem::ManuallyDrop;
+use std::net::SocketAddr;
 
 use crate::alloc::try_box;
 use crate::conn::Conn;
@@ -19,7 +20,7 @@ use crate::queues::{Parts, Queues};
 use crate::range::Local;
 use crate::sys;
 use crate::timeouts;
-use crate::verbs::{AddrInfo, CmId, EventChannel};
+use crate::verbs::{host_and_port, AddrInfo, CmId, EventChannel};
 
 /// A connection request (opaque to C).
 #[derive(Debug)]
@@ -74,38 +75,42 @@ fn settings(cfg: Option<&ConnCfg>) -> ConnSettings {
 }
 
 impl ConnReq {
-    /// Prepares a connection to `addr`:`port`: resolves the address and the
-    /// route (each within the configured timeout) and builds the queues;
-    /// the request comes on the heap, ready to be a C handle. The request
-    /// and its connection hold `peer`, and the SRQ `cfg` names, if any.
+    /// Prepares a connection to `addr`, where an endpoint listens:
+    /// resolves the address and the route (each within the
+    /// configuration's timeout) and builds the queues, so receives can be
+    /// posted before the connection exists. The request and its
+    /// connection hold `peer`, and the SRQ `cfg` names, if any.
     ///
     /// ```no_run
-    /// use rpma::{conn_req::ConnReq, peer::{Device, Peer}};
+    /// use std::net::SocketAddr;
+    /// use rpma::{conn_req::ConnReq, peer::Peer};
     ///
-    /// let peer = Peer::new(&Device::remote("192.168.0.1")?)?;
-    /// let req = ConnReq::new(&peer, "192.168.0.1", "7204", None)?;
-    /// let conn = req.connect(Some(b"hello"))?;
+    /// let server: SocketAddr = "192.168.0.1:7204".parse().unwrap();
+    /// let peer = Peer::remote(server.ip())?;
+    /// let conn = ConnReq::new(&peer, server, None)?.connect(b"hello")?;
     /// # Ok::<(), rpma::Error>(())
     /// ```
     ///
     /// # Errors
-    /// `Error::Inval` when `addr` or `port` has a NUL byte, or `cfg` asks
-    /// for a shared completion channel with an SRQ that has its own receive
-    /// CQ; `Error::Provider` when the address or the route cannot be
-    /// resolved (`rdma_getaddrinfo`, `rdma_resolve_addr`,
-    /// `rdma_resolve_route`, within the timeout), or the event channel, the
-    /// id, a CQ or the QP cannot be made; `Error::NoMem` when the request
+    /// `Error::Provider` when the address or the route cannot be resolved
+    /// (`rdma_resolve_addr`, `rdma_resolve_route`: `ETIMEDOUT` when
+    /// nothing answers within the configured timeout) or the queues cannot
+    /// be built (`ibv_create_cq`, `rdma_create_qp_ex`); `Error::Inval` when
+    /// `cfg` asks for a shared completion channel with a shared receive
+    /// queue that has its own receive CQ; `Error::NoMem` when the request
     /// cannot be allocated.
-    pub fn new(peer: &Peer, addr: &str, port: &str, cfg: Option<&ConnCfg>) -> Result<Box<ConnReq>> {
-        let addr = CString::new(addr).map_err(|_| Error::Inval)?;
-        let port = CString::new(port).map_err(|_| Error::Inval)?;
-        ConnReq::new_cstr(peer, &addr, &port, cfg)
+    pub fn new(peer: &Peer, addr: SocketAddr, cfg: Option<&ConnCfg>) -> Result<ConnReq> {
+        let (host, port) = host_and_port(addr);
+        Ok(*ConnReq::new_cstr(peer, &host, &port, cfg)?)
     }
 
-    /// [`ConnReq::new`] with the address and the port as C strings.
+    /// [`ConnReq::new`] as the C API's `rpma_conn_req_new` calls it: the
+    /// address (or a host name) and the port as C strings, and the request
+    /// on the heap, ready to be a C handle.
     ///
     /// # Errors
-    /// As [`ConnReq::new`] (a `CStr` holds no NUL byte to refuse).
+    /// As [`ConnReq::new`]; `Error::Provider` (`rdma_getaddrinfo`) when
+    /// the address cannot be resolved.
     pub fn new_cstr(
         peer: &Peer,
         addr: &CStr,
@@ -213,12 +218,13 @@ impl ConnReq {
     }
 
     /// Whether the request came in through an endpoint.
-    pub fn is_passive(&self) -> bool {
+    pub fn is_incoming(&self) -> bool {
         self.passive
     }
 
-    /// The private data that came with an incoming request (empty for an
-    /// active request).
+    /// What the peer sent with an incoming request (`None` for an outgoing
+    /// one); zero-padded to 56 bytes on RoCE and IB, as
+    /// [`Conn::private_data`] says.
     pub fn private_data(&self) -> Option<&[u8]> {
         self.private_data.as_deref()
     }
@@ -252,8 +258,26 @@ impl ConnReq {
         post::recv(post::RecvQueue::Qp(self.id().qp()), Some(sge), op_context)
     }
 
-    /// Connects (active) or accepts (passive), sending `pdata` as private
-    /// data. The request is consumed whatever happens; until its parts move
+    /// Connects (or accepts an incoming request), sending `pdata` as
+    /// private data (nothing when empty). The request is consumed either
+    /// way; a failure releases it, which rejects an incoming one.
+    ///
+    /// # Errors
+    /// `Error::Inval` when `pdata` is longer than 255 bytes (what rdma_cm
+    /// carries is shorter still: 56 bytes with a connect, 196 with an
+    /// accept, on RoCE); `Error::Provider` when the connect or accept
+    /// fails (`rdma_connect`, `rdma_accept`: `EINVAL` for more private
+    /// data than the transport carries), or the peer's flush target cannot
+    /// be registered; `Error::NoMem` when the connection or the flush
+    /// target's page cannot be allocated.
+    pub fn connect(self, pdata: &[u8]) -> Result<Conn> {
+        let pdata = (!pdata.is_empty()).then_some(pdata);
+        Ok(*try_box(self)?.connect_boxed(pdata)?)
+    }
+
+    /// [`ConnReq::connect`] as the C API's `rpma_conn_req_connect` calls
+    /// it: the request and the connection on the heap, and `None` for no
+    /// private data. The request is consumed whatever happens; until its parts move
     /// into the connection, a failure releases (and rejects) it on drop.
     ///
     /// Every request already has the event channel its connection keeps:
@@ -278,7 +302,7 @@ impl ConnReq {
     // Boxed, as C holds it: taken by value, the request was first copied out
     // of its box.
     #[allow(clippy::boxed_local)] // the box is what C holds
-    pub fn connect(mut self: Box<Self>, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
+    pub fn connect_boxed(mut self: Box<Self>, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
         // rdma_cm's length is one byte: longer data is refused, not cut
         if pdata.is_some_and(|d| d.len() > usize::from(u8::MAX)) {
             return Err(Error::Inval);
@@ -319,8 +343,7 @@ impl ConnReq {
     /// `Error::Provider` when a release step fails (`ibv_destroy_cq`,
     /// `ibv_destroy_comp_channel`, `rdma_reject`, `rdma_destroy_id`); every
     /// step is attempted and the first failure returned.
-    #[allow(clippy::boxed_local)] // the box is what C holds
-    pub fn delete(mut self: Box<Self>) -> Result<()> {
+    pub fn delete(mut self) -> Result<()> {
         self.release()
     }
 }

@@ -1,10 +1,12 @@
 //! Endpoints: a listening cm id on a local address, handing out one
 //! connection request per incoming connection.
 
-use std::ffi::{CStr, CString};
+use std::ffi::CStr;
 use std::mem::ManuallyDrop;
+use std::net::SocketAddr;
 use std::os::fd::BorrowedFd;
 use std::ptr::NonNull;
+use std::time::Duration;
 
 use crate::alloc::try_box;
 use crate::conn_cfg::ConnCfg;
@@ -12,8 +14,9 @@ use crate::conn_req::ConnReq;
 use crate::error::{Error, Result};
 use crate::log::{Level, Op};
 use crate::peer::{Peer, WeakPeer};
+use crate::ready;
 use crate::sys;
-use crate::verbs::{AddrInfo, CmEvent, CmId, EventChannel};
+use crate::verbs::{host_and_port, AddrInfo, CmEvent, CmId, EventChannel};
 
 /// A listening endpoint (opaque to C).
 #[derive(Debug)]
@@ -22,8 +25,12 @@ pub struct Ep {
     id: Option<CmId>,
     evch: EventChannel,
     /// The peer of the requests it hands out. An endpoint puts nothing on
-    /// the peer's domain, so it does not hold it (`Peer::delete`).
+    /// the peer's domain, so the C API's does not hold it
+    /// (`Peer::delete`)...
     peer: WeakPeer,
+    /// ...while one made by [`Ep::listen`] keeps it for the requests to
+    /// come.
+    _held: Option<Peer>,
 }
 
 // SAFETY: the id and channel are librdmacm objects usable from any thread;
@@ -34,36 +41,40 @@ unsafe impl Send for Ep {}
 unsafe impl Sync for Ep {}
 
 impl Ep {
-    /// Listens on `addr`:`port` (a local address and a decimal port) for
-    /// requests on `peer`. The requests it hands out hold the peer; the
-    /// endpoint does not, so once nothing else does it refuses requests
-    /// (`Error::Inval`).
+    /// Listens on `addr`, a local address of `peer`'s device, for
+    /// requests; the endpoint keeps `peer` for them.
     ///
     /// ```no_run
-    /// use rpma::{ep::Ep, peer::{Device, Peer}};
+    /// use std::net::SocketAddr;
+    /// use rpma::{ep::Ep, peer::Peer};
     ///
-    /// let peer = Peer::new(&Device::local("192.168.0.1")?)?;
-    /// let ep = Ep::listen(&peer, "192.168.0.1", "7204")?;
-    /// let req = ep.next_conn_req(None)?;
-    /// let conn = req.connect(None)?;
+    /// let at: SocketAddr = "192.168.0.1:7204".parse().unwrap();
+    /// let peer = Peer::local(at.ip())?;
+    /// let ep = Ep::listen(&peer, at)?;
+    /// // blocks until a client comes (next_request_timeout has a deadline)
+    /// let conn = ep.next_request(None)?.connect(b"welcome")?;
     /// # Ok::<(), rpma::Error>(())
     /// ```
     ///
     /// # Errors
-    /// `Error::Inval` when `addr` or `port` has a NUL byte;
     /// `Error::Provider` when the event channel or the id cannot be made,
-    /// or the address cannot be resolved (`rdma_getaddrinfo`), bound
-    /// (`rdma_bind_addr`) or listened on (`rdma_listen`).
-    pub fn listen(peer: &Peer, addr: &str, port: &str) -> Result<Ep> {
-        let addr = CString::new(addr).map_err(|_| Error::Inval)?;
-        let port = CString::new(port).map_err(|_| Error::Inval)?;
-        Ep::listen_cstr(peer, &addr, &port)
+    /// or the address cannot be bound (`rdma_bind_addr`) or listened on
+    /// (`rdma_listen`).
+    pub fn listen(peer: &Peer, addr: SocketAddr) -> Result<Ep> {
+        let (host, port) = host_and_port(addr);
+        let mut ep = Ep::listen_cstr(peer, &host, &port)?;
+        ep._held = Some(peer.clone());
+        Ok(ep)
     }
 
-    /// [`Ep::listen`] with C strings, for the C API's `rpma_ep_listen`.
+    /// [`Ep::listen`] as the C API's `rpma_ep_listen` calls it: the address
+    /// (or a host name) and the port as C strings. This endpoint does not
+    /// keep `peer`: once nothing else holds it, it refuses requests
+    /// (`Error::Inval`), as [`Peer::delete`] says.
     ///
     /// # Errors
-    /// As [`Ep::listen`] (a `CStr` holds no NUL byte to refuse).
+    /// As [`Ep::listen`]; `Error::Provider` (`rdma_getaddrinfo`) when the
+    /// address cannot be resolved.
     pub fn listen_cstr(peer: &Peer, addr: &CStr, port: &CStr) -> Result<Ep> {
         let evch = EventChannel::new()?;
         let id = CmId::new(Some(&evch))?;
@@ -81,6 +92,7 @@ impl Ep {
             id: Some(id),
             evch,
             peer: peer.downgrade(),
+            _held: None,
         })
     }
 
@@ -90,36 +102,61 @@ impl Ep {
         self.evch.borrowed_fd()
     }
 
-    /// Takes the next incoming connection request and builds its queues
-    /// from `cfg` (or the defaults). The request (and the connection made
-    /// from it) holds a clone of the SRQ `cfg` names, if any.
+    /// Takes the next incoming request and builds its queues from `cfg`
+    /// (or the defaults); blocks until one comes. The request (and the
+    /// connection made from it) holds a clone of the SRQ `cfg` names, if
+    /// any.
     ///
     /// # Errors
-    /// `Error::Inval` for an event that is not a request (consumed), or a
-    /// `cfg` that asks for a shared completion channel with an SRQ that has
-    /// its own receive CQ; `Error::NoEvent` when librdmacm has none
-    /// (ENODATA); `Error::Provider` when `rdma_get_cm_event` or
-    /// `rdma_ack_cm_event` fails, a CQ or the QP cannot be made, or the
-    /// request's own event channel cannot be made or taken
-    /// (`rdma_create_event_channel`, `rdma_migrate_id`);
-    /// `Error::NoMem` when the private data or the request cannot be
-    /// allocated. A request that fails after it came is rejected.
-    pub fn next_conn_req(&self, cfg: Option<&ConnCfg>) -> Result<Box<ConnReq>> {
-        self.take_conn_req(self.evch.next(Op::EpNextConnReq)?, cfg)
+    /// `Error::Inval` when the next event is not a request (it is
+    /// consumed), or `cfg` asks for a shared completion channel with a
+    /// shared receive queue that has its own receive CQ (the request is
+    /// rejected); `Error::Provider` when the queues cannot be built (the
+    /// request is rejected; `ibv_create_cq` or `rdma_create_qp_ex` says
+    /// why), the request's own event channel cannot be made or taken
+    /// (`rdma_create_event_channel`, `rdma_migrate_id`) or the event
+    /// channel fails; `Error::NoMem` when the request cannot be allocated
+    /// (it is rejected).
+    pub fn next_request(&self, cfg: Option<&ConnCfg>) -> Result<ConnReq> {
+        let got = ready::take_within(self.fd(), None, || self.try_next_request(cfg))?;
+        Ok(got.expect("a wait without a deadline ends with a request"))
     }
 
-    /// [`Ep::next_conn_req`] without waiting: `None` when no request
-    /// waits. Whether it blocks until one comes is the fd's mode, so make
-    /// the fd non-blocking first (`O_NONBLOCK` on [`Ep::fd`]).
+    /// The next incoming request if one waits, without waiting.
     ///
     /// # Errors
-    /// As [`Ep::next_conn_req`], but no `Error::NoEvent`: no request is
-    /// `None`.
-    pub fn try_next_conn_req(&self, cfg: Option<&ConnCfg>) -> Result<Option<Box<ConnReq>>> {
+    /// As [`Ep::next_request`].
+    pub fn try_next_request(&self, cfg: Option<&ConnCfg>) -> Result<Option<ConnReq>> {
         match self.evch.try_next(Op::EpNextConnReq)? {
-            Some(ev) => self.take_conn_req(ev, cfg).map(Some),
+            Some(ev) => self.take_conn_req(ev, cfg).map(|req| Some(*req)),
             None => Ok(None),
         }
+    }
+
+    /// The next incoming request, waiting at most `timeout` for it: `None`
+    /// when none came in time.
+    ///
+    /// # Errors
+    /// As [`Ep::next_request`]; `Error::Provider` (`poll`) when the wait
+    /// fails.
+    pub fn next_request_timeout(
+        &self,
+        cfg: Option<&ConnCfg>,
+        timeout: Duration,
+    ) -> Result<Option<ConnReq>> {
+        ready::take_within(self.fd(), Some(timeout), || self.try_next_request(cfg))
+    }
+
+    /// [`Ep::next_request`] as the C API's `rpma_ep_next_conn_req` calls it:
+    /// the request on the heap, and the wait `rdma_get_cm_event`'s own,
+    /// blocking or not as the fd is.
+    ///
+    /// # Errors
+    /// As [`Ep::next_request`]; also `Error::NoEvent` when librdmacm has
+    /// none (ENODATA), and `Error::Provider` (EAGAIN) when none waits on a
+    /// non-blocking fd.
+    pub fn next_conn_req(&self, cfg: Option<&ConnCfg>) -> Result<Box<ConnReq>> {
+        self.take_conn_req(self.evch.next(Op::EpNextConnReq)?, cfg)
     }
 
     fn take_conn_req(&self, ev: CmEvent, cfg: Option<&ConnCfg>) -> Result<Box<ConnReq>> {
@@ -171,8 +208,10 @@ impl Ep {
         }
     }
 
-    /// Stops listening. Requests taken from the endpoint, and connections
-    /// made through it, live on: each has its own event channel.
+    /// Stops listening. Requests already taken from the endpoint, and
+    /// connections made through it, live on: each request has an event
+    /// channel of its own from the moment it is taken, so it can still be
+    /// connected, on any thread.
     ///
     /// # Errors
     /// `Error::Provider` when `rdma_destroy_id` fails.

@@ -24,7 +24,7 @@
 //! use std::net::SocketAddr;
 //! use rpma::conn::ConnEvent;
 //! use rpma::mr::Usage;
-//! use rpma::owned::{Listener, Peer, Region};
+//! use rpma::owned::{Ep, Peer, Region};
 //!
 //! fn serve(at: SocketAddr) -> rpma::Result<Vec<u8>> {
 //!     let peer = Peer::local(at.ip())?;
@@ -32,7 +32,7 @@
 //!     let usage = Usage::WRITE_DST | Usage::FLUSH_TYPE_VISIBILITY;
 //!     let region = Region::reg(&peer, vec![0u8; 4096], usage)?;
 //!
-//!     let listener = Listener::bind(&peer, at)?;
+//!     let listener = Ep::listen(&peer, at)?;
 //!     // blocks until a client comes (poll listener.fd() for a deadline)
 //!     let req = listener.next_request(None)?;
 //!     println!("the client says {:?}", req.private_data());
@@ -58,14 +58,14 @@
 //! use std::net::SocketAddr;
 //! use rpma::conn::ConnEvent;
 //! use rpma::mr::{MrRemote, Usage};
-//! use rpma::owned::{Opts, Peer, Region, Request};
+//! use rpma::owned::{ConnReq, Opts, Peer, Region};
 //! use rpma::{Error, FlushType, WorkCompletion};
 //!
 //! fn write(server: SocketAddr) -> rpma::Result<()> {
 //!     let peer = Peer::remote(server.ip())?;
 //!     let src = Region::reg(&peer, b"Hello, server!".to_vec(), Usage::WRITE_SRC)?;
 //!
-//!     let conn = Request::new(&peer, server, None)?.connect(b"hello")?;
+//!     let conn = ConnReq::new(&peer, server, None)?.connect(b"hello")?;
 //!     assert_eq!(conn.next_event()?, ConnEvent::Established);
 //!     let remote = MrRemote::from_descriptor(conn.private_data().unwrap_or_default())?;
 //!     let dst = remote.slice(..src.size())?;
@@ -140,7 +140,7 @@
 //! import graph has no cycle (`cargo xtask check module-deps` checks it):
 //!
 //! ```text
-//! handles        owned (Peer, Region, Listener, Request, Conn: Arc-owned)
+//! handles        owned (the objects gathered; Region: MrLocal + memory)
 //! operations     flush (Conn::flush)      conn::ops (read, write, atomic
 //!                                          write, send, recv, wait)
 //! objects        ep -> conn_req -> conn -> queues -> peer, cq, srq

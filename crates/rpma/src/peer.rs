@@ -397,8 +397,9 @@ impl Peer {
     /// shared receive queue made on the peer lives, or another clone of
     /// it, the domain stays for them and this reports what the C library's
     /// `ibv_dealloc_pd` would: `Error::Provider`, with the log of a failure
-    /// with `EBUSY`. An endpoint does not hold the domain: once the peer
-    /// is gone it can take no more requests.
+    /// with `EBUSY`. An endpoint of the C API's
+    /// ([`Ep::listen_cstr`](crate::ep::Ep::listen_cstr)) does not hold the
+    /// domain: once the peer is gone it can take no more requests.
     ///
     /// The peer's reference to the shared flush target goes first; while
     /// connections remain, the last of them deregisters it.
@@ -407,7 +408,7 @@ impl Peer {
     /// use rpma::{conn_req::ConnReq, peer::{Device, Peer}, Error};
     ///
     /// let peer = Peer::new(&Device::remote("192.168.0.1")?)?;
-    /// let conn = ConnReq::new(&peer, "192.168.0.1", "7204", None)?.connect(None)?;
+    /// let conn = ConnReq::new(&peer, "192.168.0.1:7204".parse().unwrap(), None)?.connect(b"")?;
     /// // the connection's queue pair is on the domain: EBUSY, as in C
     /// assert!(matches!(peer.delete(), Err(Error::Provider(_))));
     /// // the connection works on, and takes the domain with it

@@ -10,12 +10,14 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::fmt;
 use std::os::fd::BorrowedFd;
 use std::ptr::{self, NonNull};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use crate::error::{
     check, check_errno_value, errno, provider_failed, provider_failed_in, provider_failed_with,
     Errno, Error, Result,
 };
 use crate::log::{Level, Op};
+use crate::ready;
 use crate::sys;
 
 /// The device context rdma_cm finds for `addr`: the device that owns it
@@ -136,9 +138,20 @@ impl Drop for AddrInfo {
     }
 }
 
+/// The address and port of `addr` as rdma_cm takes them.
+pub(crate) fn host_and_port(addr: std::net::SocketAddr) -> (std::ffi::CString, std::ffi::CString) {
+    let text = |s: String| std::ffi::CString::new(s).expect("an address has no NUL");
+    (text(addr.ip().to_string()), text(addr.port().to_string()))
+}
+
 /// An rdma_cm event channel (its fd reports connection events).
 #[derive(Debug)]
-pub(crate) struct EventChannel(*mut sys::rdma_event_channel);
+pub(crate) struct EventChannel {
+    ch: *mut sys::rdma_event_channel,
+    /// Whether `try_next` made the fd non-blocking; the C API's `next`
+    /// leaves the fd's mode to the program.
+    nonblocking: AtomicBool,
+}
 
 impl EventChannel {
     pub(crate) fn new() -> Result<EventChannel> {
@@ -147,16 +160,19 @@ impl EventChannel {
         if ch.is_null() {
             return Err(provider_failed("rdma_create_event_channel"));
         }
-        Ok(EventChannel(ch))
+        Ok(EventChannel {
+            ch,
+            nonblocking: AtomicBool::new(false),
+        })
     }
 
     pub(crate) fn as_ptr(&self) -> *mut sys::rdma_event_channel {
-        self.0
+        self.ch
     }
 
     pub(crate) fn fd(&self) -> c_int {
         // SAFETY: the channel is live while self is.
-        unsafe { (*self.0).fd }
+        unsafe { (*self.ch).fd }
     }
 
     /// The channel's fd, borrowed for as long as the channel lives.
@@ -179,10 +195,15 @@ impl EventChannel {
         }
     }
 
-    /// Takes the next event if one waits: `None` when there is none, which
-    /// a channel whose fd was made non-blocking says with EAGAIN (the C
-    /// library reports that as a provider failure; `next` does too).
+    /// Takes the next event if one waits: `None` when there is none. The
+    /// fd is made non-blocking first (once), so the take returns at once;
+    /// a non-blocking channel says "none" with EAGAIN (the C library
+    /// reports that as a provider failure; `next` does too).
     pub(crate) fn try_next(&self, op: Op) -> Result<Option<CmEvent>> {
+        if !self.nonblocking.load(Relaxed) {
+            ready::set_nonblocking(self.borrowed_fd())?;
+            self.nonblocking.store(true, Relaxed);
+        }
         match self.take() {
             Ok(ev) => Ok(Some(ev)),
             Err(libc::ENODATA | libc::EAGAIN) => Ok(None),
@@ -195,7 +216,7 @@ impl EventChannel {
     fn take(&self) -> std::result::Result<CmEvent, c_int> {
         let mut ev = ptr::null_mut();
         // SAFETY: the channel is live; ev receives the event.
-        if unsafe { sys::rdma_get_cm_event(self.0, &mut ev) } != 0 || ev.is_null() {
+        if unsafe { sys::rdma_get_cm_event(self.ch, &mut ev) } != 0 || ev.is_null() {
             return Err(errno());
         }
         Ok(CmEvent(ev))
@@ -211,7 +232,7 @@ impl EventChannel {
     fn outcome(&self) -> c_int {
         let mut ev = ptr::null_mut();
         // SAFETY: the channel is live; ev receives the event.
-        if unsafe { sys::rdma_get_cm_event(self.0, &mut ev) } != 0 || ev.is_null() {
+        if unsafe { sys::rdma_get_cm_event(self.ch, &mut ev) } != 0 || ev.is_null() {
             return match errno() {
                 0 => libc::EIO,
                 e => e,
@@ -229,7 +250,7 @@ impl Drop for EventChannel {
     fn drop(&mut self) {
         // SAFETY: the channel was created by us; every id on it is gone
         // (owners drop their ids first).
-        unsafe { sys::rdma_destroy_event_channel(self.0) }
+        unsafe { sys::rdma_destroy_event_channel(self.ch) }
     }
 }
 

@@ -41,6 +41,15 @@ fn ip() -> String {
 /// range), or the lane's own part of it when the suite runs tests side by
 /// side (`RPMA_TEST_PORT_BASE`, `RPMA_TEST_PORT_SPAN`); a port outside the
 /// lane's part can meet a test of the other lane.
+/// The socket address of `ip` and `port`.
+fn sa(ip: &str, port: &str) -> std::net::SocketAddr {
+    (
+        ip.parse::<std::net::IpAddr>().expect("an IP address"),
+        port.parse::<u16>().expect("a port"),
+    )
+        .into()
+}
+
 fn port(k: u32) -> String {
     let var = |name: &str, default: u32| {
         std::env::var(name)
@@ -98,7 +107,7 @@ fn next_wc(cq: &Cq) -> WorkCompletion {
 }
 
 fn listen(peer: &Peer, port: &str) -> Ep {
-    Ep::listen(peer, &ip(), port).expect("listen")
+    Ep::listen(peer, sa(&ip(), port)).expect("listen")
 }
 
 #[test]
@@ -139,8 +148,8 @@ fn the_domain_goes_with_the_last_object_made_on_it() {
     assert_eq!(&buf[..10], b"still here");
 
     let client = Peer::new(&Device::remote(&ip()).unwrap()).unwrap();
-    let req = ConnReq::new(&client, &ip(), &port, None).unwrap();
-    let conn = req.connect(None).unwrap();
+    let req = ConnReq::new(&client, sa(&ip(), &port), None).unwrap();
+    let conn = req.connect(&[]).unwrap();
     wait_readable(ep.fd(), "the request");
     assert_eq!(ep.next_conn_req(None).err(), Some(Error::Inval));
     expect_event(&conn, ConnEvent::Rejected);
@@ -208,14 +217,14 @@ fn connection_carries_data_both_ways() {
             let inbox = MrLocal::reg_owned(&peer, vec![0u8; 64].into(), Usage::RECV).unwrap();
             wait_readable(ep.fd(), "connection request");
             let req = ep.next_conn_req(None).expect("next_conn_req");
-            assert!(req.is_passive());
+            assert!(req.is_incoming());
             assert!(req
                 .private_data()
                 .unwrap_or_default()
                 .starts_with(b"hello server"));
             req.recv_at(&inbox, 0, 64, 0x51)
                 .expect("recv before accept");
-            let conn = req.connect(Some(&region.descriptor())).expect("accept");
+            let conn = req.connect(&region.descriptor()).expect("accept");
             expect_event(&conn, ConnEvent::Established);
             let wc = next_wc(conn.cq());
             assert_eq!(wc.status(), WcStatus::Success);
@@ -239,9 +248,9 @@ fn connection_carries_data_both_ways() {
             MrLocal::reg_owned(&peer, vec![0u8; text.len()].into(), Usage::READ_DST).unwrap();
         let mut msg = MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::SEND).unwrap();
         msg.write(0, b"ping!").unwrap();
-        let req = ConnReq::new(&peer, &ip(), &port, None).expect("conn_req new");
-        assert!(!req.is_passive());
-        let conn = req.connect(Some(b"hello server")).expect("connect");
+        let req = ConnReq::new(&peer, sa(&ip(), &port), None).expect("conn_req new");
+        assert!(!req.is_incoming());
+        let conn = req.connect(b"hello server").expect("connect");
         expect_event(&conn, ConnEvent::Established);
         let dst = MrRemote::from_descriptor(conn.private_data().unwrap_or_default())
             .expect("the server's descriptor");
@@ -309,7 +318,7 @@ fn bad_arguments_are_refused_and_bad_ranges_fail_in_the_completion() {
             let conn = ep
                 .next_conn_req(None)
                 .unwrap()
-                .connect(Some(&region.descriptor()))
+                .connect(&region.descriptor())
                 .unwrap();
             expect_event(&conn, ConnEvent::Established);
             expect_event(&conn, ConnEvent::Closed);
@@ -318,9 +327,9 @@ fn bad_arguments_are_refused_and_bad_ranges_fail_in_the_completion() {
             region.dereg().unwrap();
         });
         let local = MrLocal::reg_owned(&peer, vec![0u8; 64].into(), Usage::READ_DST).unwrap();
-        let conn = ConnReq::new(&peer, &ip(), &port, None)
+        let conn = ConnReq::new(&peer, sa(&ip(), &port), None)
             .unwrap()
-            .connect(None)
+            .connect(&[])
             .unwrap();
         expect_event(&conn, ConnEvent::Established);
         let dst = MrRemote::from_descriptor(conn.private_data().unwrap_or_default()).unwrap();
@@ -378,9 +387,9 @@ fn shared_receive_queue_serves_two_connections() {
             for i in 0..2u8 {
                 let mut msg = MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::SEND).unwrap();
                 msg.write(0, &[b'a' + i; 8]).unwrap();
-                let conn = ConnReq::new(&peer, &ip(), &port, None)
+                let conn = ConnReq::new(&peer, sa(&ip(), &port), None)
                     .unwrap()
-                    .connect(None)
+                    .connect(&[])
                     .unwrap();
                 expect_event(&conn, ConnEvent::Established);
                 conn.send_at(
@@ -409,7 +418,7 @@ fn shared_receive_queue_serves_two_connections() {
         let mut conns = Vec::new();
         for _ in 0..2 {
             wait_readable(ep.fd(), "connection request");
-            let conn = ep.next_conn_req(Some(&cfg)).unwrap().connect(None).unwrap();
+            let conn = ep.next_conn_req(Some(&cfg)).unwrap().connect(&[]).unwrap();
             expect_event(&conn, ConnEvent::Established);
             conns.push(conn);
         }

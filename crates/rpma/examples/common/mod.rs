@@ -75,6 +75,15 @@ pub fn run(server: fn(&str, &str) -> Res<()>, client: fn(&str, &str) -> Res<()>)
 }
 
 /// A failure described in words.
+/// The socket address of `addr` (an IP address) and `port`, as the
+/// command line gives them.
+pub fn socket_addr(addr: &str, port: &str) -> Res<std::net::SocketAddr> {
+    match (addr.parse::<std::net::IpAddr>(), port.parse::<u16>()) {
+        (Ok(ip), Ok(port)) => Ok((ip, port).into()),
+        _ => fail(format!("not an IP address and a port: {addr} {port}")),
+    }
+}
+
 pub fn fail<T>(msg: impl Into<String>) -> Res<T> {
     Err(msg.into().into())
 }

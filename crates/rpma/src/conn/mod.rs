@@ -3,7 +3,7 @@
 
 use std::ffi::c_int;
 use std::os::fd::BorrowedFd;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -41,10 +41,6 @@ pub struct Conn {
     /// deleted.
     private_data: OnceLock<Box<[u8]>>,
     direct_write_to_pmem: AtomicBool,
-    /// Whether the event channel's fd was made non-blocking, which the
-    /// waits with a deadline need; the C API's waits leave the fd's mode
-    /// to the program.
-    nonblocking: AtomicBool,
     /// The QP and its native operations, and the event channel's fd, kept
     /// apart from the parts above: the data path and the event loop read
     /// them on every call, and need no "is it there yet" for them. Valid
@@ -86,7 +82,6 @@ impl Conn {
             flush: None,
             private_data: OnceLock::new(),
             direct_write_to_pmem: AtomicBool::new(false),
-            nonblocking: AtomicBool::new(false),
             qp,
             native,
             event_fd,
@@ -185,10 +180,6 @@ impl Conn {
     /// # Errors
     /// As [`Conn::next_event`].
     pub fn try_next_event(&self) -> Result<Option<ConnEvent>> {
-        if !self.nonblocking.load(Relaxed) {
-            ready::set_nonblocking(self.event_fd())?;
-            self.nonblocking.store(true, Relaxed);
-        }
         match self.event_channel().try_next(Op::ConnNextEvent)? {
             Some(ev) => self.take_event(ev).map(Some),
             None => Ok(None),

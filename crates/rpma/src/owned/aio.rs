@@ -16,7 +16,7 @@ use std::os::fd::BorrowedFd;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
-use super::{Conn, ConnCfg, Listener, Request};
+use super::{Conn, ConnCfg, ConnReq, Ep};
 use crate::conn::ConnEvent;
 use crate::cq::{Cq, WorkCompletion};
 use crate::error::{Error, Result};
@@ -63,14 +63,14 @@ impl Conn {
     }
 }
 
-impl Listener {
-    /// [`Listener::next_request`], awaited.
+impl Ep {
+    /// [`Ep::next_request`], awaited.
     ///
     /// # Errors
-    /// As [`Listener::next_request`]; `Error::Provider` (`epoll_ctl`) when
+    /// As [`Ep::next_request`]; `Error::Provider` (`epoll_ctl`) when
     /// the fd cannot be registered with the reactor: `EEXIST` while
     /// another wait on the same listener is pending on the same runtime.
-    pub async fn next_request_async(&self, cfg: Option<&ConnCfg>) -> Result<Request> {
+    pub async fn next_request_async(&self, cfg: Option<&ConnCfg>) -> Result<ConnReq> {
         take_when_ready(self.fd(), || self.try_next_request(cfg)).await
     }
 }

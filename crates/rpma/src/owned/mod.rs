@@ -10,21 +10,21 @@
 //! - [`Region`]: memory the device may read and write, owned by the region
 //!   until [`Region::dereg`] gives it back ([`Buffer`] says which memory
 //!   can be registered this way);
-//! - [`Listener`] and [`Request`]: the passive and the active way to a
-//!   [`Conn`], a connection;
+//! - [`Ep`] and [`ConnReq`]: the passive and the active way to a
+//!   [`Conn`], a connection ([`ConnCfg`] sizes its queues and may name a
+//!   shared receive queue, [`Srq`]);
 //! - [`Local`] and [`Remote`]: checked ranges of a local region and of a
 //!   peer's region ([`MrRemote`]), which the operations take, source
 //!   first, with [`Opts`] for the completion, the context and immediate
 //!   data.
 //!
-//! [`Peer`] is the crate's one peer type. The modules beside this one
-//! ([`mr`](crate::mr), [`conn`](crate::conn), ...) are the C library's
-//! objects, with the lifetimes of the C library's order of deletion; the
-//! C face builds on them, and the handles here wrap them.
+//! These are the crate's objects themselves, gathered here; only
+//! [`Region`] still wraps one (an [`MrLocal`](crate::mr::MrLocal) with the
+//! memory it owns). The C face builds on the same objects.
 //!
 //! ```no_run
 //! use std::net::SocketAddr;
-//! use rpma::owned::{Conn, Opts, Peer, Region, Request};
+//! use rpma::owned::{Conn, ConnReq, Opts, Peer, Region};
 //! use rpma::mr::{MrRemote, Usage};
 //! use rpma::conn::ConnEvent;
 //! use rpma::{Error, FlushType, WorkCompletion};
@@ -33,7 +33,7 @@
 //!     let peer = Peer::remote(server.ip())?;
 //!     let mut src = Region::reg(&peer, vec![0u8; 64], Usage::WRITE_SRC)?;
 //!     src.write(0, b"hello")?;
-//!     let conn = Request::new(&peer, server, None)?.connect(b"")?;
+//!     let conn = ConnReq::new(&peer, server, None)?.connect(b"")?;
 //!     assert_eq!(conn.next_event()?, ConnEvent::Established);
 //!     let dst = MrRemote::from_descriptor(conn.private_data().unwrap_or_default())?;
 //!     // 64 bytes to the start of the server's region, then a flush
@@ -68,8 +68,6 @@ mod aio;
 /// cbindgen:ignore
 mod buffer;
 /// cbindgen:ignore
-mod listener;
-/// cbindgen:ignore
 mod region;
 /// cbindgen:ignore
 #[cfg(feature = "serde")]
@@ -77,10 +75,11 @@ mod remote_serde;
 
 pub use crate::conn::{Conn, Opts};
 pub use crate::conn_cfg::ConnCfg;
+pub use crate::conn_req::ConnReq;
+pub use crate::ep::Ep;
 pub use crate::range::{Local, Range, Remote};
 pub use crate::srq::Srq;
 pub use buffer::Buffer;
-pub use listener::{Listener, Request};
 pub use region::Region;
 
 pub use crate::mr::MrRemote;
@@ -98,11 +97,11 @@ mod tests {
         shared_across_threads::<Peer>();
         shared_across_threads::<Region>();
         shared_across_threads::<Region<Box<[u8]>>>();
-        shared_across_threads::<Listener>();
+        shared_across_threads::<Ep>();
         shared_across_threads::<Conn>();
         shared_across_threads::<MrRemote>();
         shared_across_threads::<Srq>();
         shared_across_threads::<ConnCfg>();
-        moved_across_threads::<Request>();
+        moved_across_threads::<ConnReq>();
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use rpma::conn::ConnEvent;
 use rpma::cq::WcStatus;
 use rpma::mr::{MrRemote, Usage};
-use rpma::owned::{Opts, Region, Request};
+use rpma::owned::{ConnReq, Opts, Region};
 use tokio::time::timeout;
 
 use super::owned::listening;
@@ -28,7 +28,7 @@ fn cancelled_waits_take_nothing() {
         assert!(timeout(short, listener.next_request_async(None))
             .await
             .is_err());
-        let client = Request::new(&peer, at, None).unwrap().connect(b"").unwrap();
+        let client = ConnReq::new(&peer, at, None).unwrap().connect(b"").unwrap();
         let req = timeout(WAIT, listener.next_request_async(None))
             .await
             .expect("the request, after the cancelled wait")

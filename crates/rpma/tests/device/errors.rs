@@ -12,7 +12,7 @@ use rpma::conn::ConnEvent;
 use rpma::cq::WorkCompletion;
 use rpma::error::ProviderError;
 use rpma::mr::{Advice, AdviseFlags, MrLocal, MrRemote, Usage};
-use rpma::owned::{Conn, ConnCfg, Listener, Opts, Peer, Region, Request, Srq};
+use rpma::owned::{Conn, ConnCfg, ConnReq, Ep, Opts, Peer, Region, Srq};
 use rpma::srq_cfg::SrqCfg;
 use rpma::{Error, FlushType};
 
@@ -67,11 +67,11 @@ fn set_nonblocking(fd: BorrowedFd<'_>) {
 fn connected(
     peer: &Peer,
     at: SocketAddr,
-    listener: &Listener,
+    listener: &Ep,
     client_cfg: Option<&ConnCfg>,
     server_cfg: Option<&ConnCfg>,
 ) -> (Conn, Conn) {
-    let client = Request::new(peer, at, client_cfg)
+    let client = ConnReq::new(peer, at, client_cfg)
         .expect("request")
         .connect(b"")
         .expect("connect");
@@ -250,15 +250,11 @@ fn listener_and_request_errors_are_the_documented_ones() {
     // Listener::bind: an address that is not the guest's, a port in use
     let elsewhere = SocketAddr::new(IpAddr::V4(nobodys_address()), at.port());
     assert_provider(
-        Listener::bind(&peer, elsewhere),
+        Ep::listen(&peer, elsewhere),
         "rdma_bind_addr",
         libc::EADDRNOTAVAIL,
     );
-    assert_provider(
-        Listener::bind(&peer, at),
-        "rdma_bind_addr",
-        libc::EADDRINUSE,
-    );
+    assert_provider(Ep::listen(&peer, at), "rdma_bind_addr", libc::EADDRINUSE);
 
     // Request::new: no route to the address (each of the library's three
     // tries bounded by the configured timeout)
@@ -266,7 +262,7 @@ fn listener_and_request_errors_are_the_documented_ones() {
     quick.set_timeout(100).unwrap();
     let nowhere = SocketAddr::new(IpAddr::V4(nobodys_address()), at.port());
     assert_provider(
-        Request::new(&peer, nowhere, Some(&quick)),
+        ConnReq::new(&peer, nowhere, Some(&quick)),
         "rdma_resolve_addr",
         libc::ETIMEDOUT,
     );
@@ -274,14 +270,14 @@ fn listener_and_request_errors_are_the_documented_ones() {
     let huge_cq = ConnCfg::new();
     huge_cq.set_cq_size(u32::MAX);
     assert_provider(
-        Request::new(&peer, at, Some(&huge_cq)),
+        ConnReq::new(&peer, at, Some(&huge_cq)),
         "ibv_create_cq",
         libc::EINVAL,
     );
     let huge_sq = ConnCfg::new();
     huge_sq.set_sq_size(u32::MAX);
     assert_provider(
-        Request::new(&peer, at, Some(&huge_sq)),
+        ConnReq::new(&peer, at, Some(&huge_sq)),
         "rdma_create_qp_ex",
         libc::EINVAL,
     );
@@ -293,7 +289,7 @@ fn listener_and_request_errors_are_the_documented_ones() {
     shared_srq.set_srq(&srq);
     shared_srq.set_compl_channel(true);
     assert_eq!(
-        Request::new(&peer, at, Some(&shared_srq)).err(),
+        ConnReq::new(&peer, at, Some(&shared_srq)).err(),
         Some(Error::Inval)
     );
     // none of these reached the listener
@@ -302,7 +298,7 @@ fn listener_and_request_errors_are_the_documented_ones() {
     // Listener::next_request: the queues cannot be built, or the
     // configuration is refused; either way the request is rejected
     for (cfg, want) in [(&huge_cq, None), (&shared_srq, Some(Error::Inval))] {
-        let client = Request::new(&peer, at, None).unwrap().connect(b"").unwrap();
+        let client = ConnReq::new(&peer, at, None).unwrap().connect(b"").unwrap();
         let got = listener.next_request_timeout(Some(cfg), WAIT);
         match want {
             Some(want) => assert_eq!(got.err(), Some(want)),
@@ -314,7 +310,7 @@ fn listener_and_request_errors_are_the_documented_ones() {
 
     // Request::connect: more private data than a connect carries on RoCE
     // (56 bytes): rdma_connect refuses it, the request is released
-    let req = Request::new(&peer, at, None).unwrap();
+    let req = ConnReq::new(&peer, at, None).unwrap();
     assert_provider(req.connect(&[7u8; 57]), "rdma_connect", libc::EINVAL);
     assert!(listener
         .next_request_timeout(None, Duration::from_millis(200))
@@ -322,7 +318,7 @@ fn listener_and_request_errors_are_the_documented_ones() {
         .is_none());
     // ... or than an accept carries (196 bytes): rdma_accept refuses it,
     // the request is rejected
-    let client = Request::new(&peer, at, None).unwrap().connect(b"").unwrap();
+    let client = ConnReq::new(&peer, at, None).unwrap().connect(b"").unwrap();
     let req = listener.next_request_timeout(None, WAIT).unwrap().unwrap();
     assert_provider(req.connect(&[7u8; 197]), "rdma_accept", libc::EINVAL);
     expect_event(&client, ConnEvent::Rejected, "client");
@@ -332,7 +328,7 @@ fn listener_and_request_errors_are_the_documented_ones() {
     // through an SRQ
     let small_rq = ConnCfg::new();
     small_rq.set_rq_size(4);
-    let req = Request::new(&peer, at, Some(&small_rq)).unwrap();
+    let req = ConnReq::new(&peer, at, Some(&small_rq)).unwrap();
     let inbox = Region::reg(&peer, vec![0u8; 64], Usage::RECV).unwrap();
     let (n, e) = fill(10_000, |i| req.recv(inbox.slice(..).unwrap(), i as u64));
     assert!(n >= 4, "{n} receives fit");
@@ -340,7 +336,7 @@ fn listener_and_request_errors_are_the_documented_ones() {
     drop(req);
     let mut with_srq = ConnCfg::new();
     with_srq.set_srq(&srq);
-    let req = Request::new(&peer, at, Some(&with_srq)).unwrap();
+    let req = ConnReq::new(&peer, at, Some(&with_srq)).unwrap();
     assert_provider(
         req.recv(inbox.slice(..).unwrap(), 1),
         "ibv_post_recv",
@@ -544,7 +540,7 @@ fn async_waits_errors_are_the_documented_ones() {
 
         let shared = ConnCfg::new();
         shared.set_compl_channel(true);
-        let client = Request::new(&peer, at, Some(&shared))
+        let client = ConnReq::new(&peer, at, Some(&shared))
             .unwrap()
             .connect(b"")
             .unwrap();
@@ -593,8 +589,6 @@ fn async_waits_errors_are_the_documented_ones() {
 #[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
 fn core_errors_are_the_documented_ones() {
     use rpma::conn_cfg::ConnCfg as CoreCfg;
-    use rpma::conn_req::ConnReq;
-    use rpma::ep::Ep;
     use rpma::peer::{ContextType, Device, Peer as CorePeer};
     use rpma::peer_cfg::PeerCfg;
     use rpma::srq::Srq as CoreSrq;
@@ -662,51 +656,45 @@ fn core_errors_are_the_documented_ones() {
     assert_eq!(owned.write(7, b"ab"), Err(Error::Inval));
     owned.dereg().unwrap();
 
-    // Ep::listen: NUL bytes, an address not the guest's, not an address
+    // Ep::listen: an address not the guest's; Ep::listen_cstr (the C
+    // API's): not an address
     let port = super::port(64);
-    assert_eq!(Ep::listen(&peer, "10.0\0", &port).err(), Some(Error::Inval));
-    assert_eq!(Ep::listen(&peer, &ip, "7\0").err(), Some(Error::Inval));
+    let at = super::sa(&ip, &port);
     assert_provider(
-        Ep::listen(&peer, &nobody, &port),
+        Ep::listen(&peer, SocketAddr::new(nobodys_address().into(), at.port())),
         "rdma_bind_addr",
         libc::EADDRNOTAVAIL,
     );
-    let e = provider(Ep::listen(&peer, "not an address", &port));
+    let cport = std::ffi::CString::new(port.clone()).unwrap();
+    let e = provider(Ep::listen_cstr(&peer, c"not an address", &cport));
     assert_eq!(e.call(), "rdma_getaddrinfo");
-    let ep = Ep::listen(&peer, &ip, &port).unwrap();
-    // Ep::next_conn_req on a non-blocking channel with nothing in it
+    let ep = Ep::listen_cstr(&peer, &std::ffi::CString::new(ip.clone()).unwrap(), &cport).unwrap();
+    // Ep::next_conn_req (the C API's) on a non-blocking channel with
+    // nothing in it
     set_nonblocking(ep.fd());
     assert_provider(ep.next_conn_req(None), "rdma_get_cm_event", libc::EAGAIN);
-    assert!(ep.try_next_conn_req(None).unwrap().is_none());
+    assert!(ep.try_next_request(None).unwrap().is_none());
 
-    // ConnReq::new: NUL bytes, a shared channel with an SRQ's own CQ
-    assert_eq!(
-        ConnReq::new(&peer, "10.0\0", &port, None).err(),
-        Some(Error::Inval)
-    );
-    assert_eq!(
-        ConnReq::new(&peer, &ip, "7\0", None).err(),
-        Some(Error::Inval)
-    );
+    // ConnReq::new: a shared channel with an SRQ's own CQ
     let srq = CoreSrq::new(&peer, None).unwrap();
     {
         let mut cfg = CoreCfg::new();
         cfg.set_srq(&srq);
         cfg.set_compl_channel(true);
         assert_eq!(
-            ConnReq::new(&peer, &ip, &port, Some(&cfg)).err(),
+            ConnReq::new(&peer, at, Some(&cfg)).err(),
             Some(Error::Inval)
         );
     }
     // ConnReq::connect: private data longer than 255 bytes
-    let req = ConnReq::new(&peer, &ip, &port, None).unwrap();
-    assert_eq!(req.connect(Some(&[0u8; 256])).err(), Some(Error::Inval));
+    let req = ConnReq::new(&peer, at, None).unwrap();
+    assert_eq!(req.connect(&[0u8; 256]).err(), Some(Error::Inval));
 
     // a connection, for the data path's argument checks
-    let req = ConnReq::new(&peer, &ip, &port, None).unwrap();
-    let client = req.connect(None).unwrap();
+    let req = ConnReq::new(&peer, at, None).unwrap();
+    let client = req.connect(&[]).unwrap();
     super::wait_readable(ep.fd(), "connection request");
-    let server = ep.next_conn_req(None).unwrap().connect(None).unwrap();
+    let server = ep.next_conn_req(None).unwrap().connect(&[]).unwrap();
     super::expect_event(&client, ConnEvent::Established);
     super::expect_event(&server, ConnEvent::Established);
     // Conn::next_event_raw (the C API's) on a non-blocking channel with

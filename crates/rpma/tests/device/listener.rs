@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rpma::conn::ConnEvent;
 use rpma::mr::Usage;
-use rpma::owned::{Conn, Listener, Opts, Peer, Region, Request};
+use rpma::owned::{Conn, ConnReq, Ep, Opts, Peer, Region};
 use rpma::Error;
 
 use super::owned::listening;
@@ -28,7 +28,7 @@ fn expect_event(conn: &Conn, want: ConnEvent, who: &str) {
 /// server's side is now and then handled first by the guest's kernel,
 /// which then drops the RTU (rpma_ep_next_conn_req_threads.c in tests-c).
 fn client(peer: Peer, at: SocketAddr, k: u8) {
-    let conn = Request::new(&peer, at, None)
+    let conn = ConnReq::new(&peer, at, None)
         .expect("request")
         .connect(&[k])
         .expect("connect");
@@ -49,7 +49,7 @@ fn client(peer: Peer, at: SocketAddr, k: u8) {
 /// request moved to an event channel of its own as it was taken, the
 /// waiter could take a new connection's ESTABLISHED (an `Inval`), and the
 /// connection then saw only its CLOSED.
-fn accept_round(peer: &Peer, at: SocketAddr, listener: &Listener, n: u8) {
+fn accept_round(peer: &Peer, at: SocketAddr, listener: &Ep, n: u8) {
     let clients: Vec<_> = (0..n)
         .map(|k| {
             let peer = peer.clone();
@@ -114,7 +114,7 @@ fn a_taken_request_survives_the_listeners_shutdown() {
         let peer = peer.clone();
         thread::spawn(move || {
             let src = Region::reg(&peer, text.to_vec(), Usage::SEND).unwrap();
-            let conn = Request::new(&peer, at, None).unwrap().connect(b"").unwrap();
+            let conn = ConnReq::new(&peer, at, None).unwrap().connect(b"").unwrap();
             expect_event(&conn, ConnEvent::Established, "client");
             conn.send(src.slice(..).unwrap(), Opts::default().context(1))
                 .unwrap();

@@ -9,18 +9,18 @@ use std::time::{Duration, Instant};
 use rpma::conn::ConnEvent;
 use rpma::cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
 use rpma::mr::{MrRemote, Usage};
-use rpma::owned::{Conn, ConnCfg, Listener, Opts, Peer, Region, Request, Srq};
+use rpma::owned::{Conn, ConnCfg, ConnReq, Ep, Opts, Peer, Region, Srq};
 use rpma::{Error, FlushType};
 
 use super::{ip, port, WAIT};
 
 /// A peer on the test address and a listener there, on this process's
 /// port number `k`.
-pub(super) fn listening(k: u32) -> (Peer, SocketAddr, Listener) {
+pub(super) fn listening(k: u32) -> (Peer, SocketAddr, Ep) {
     let ip: IpAddr = ip().parse().expect("RPMA_TESTING_IP is an IP address");
     let at = SocketAddr::new(ip, port(k).parse().unwrap());
     let peer = Peer::local(ip).expect("peer");
-    let listener = Listener::bind(&peer, at).expect("listen");
+    let listener = Ep::listen(&peer, at).expect("listen");
     (peer, at, listener)
 }
 
@@ -47,7 +47,7 @@ fn next_wc(cq: &Cq) -> WorkCompletion {
 /// The server: one region the client writes, flushes and reads, its
 /// descriptor in the accept; it returns what the client wrote once the
 /// client hangs up.
-fn serve(listener: Listener, peer: Peer) -> Vec<u8> {
+fn serve(listener: Ep, peer: Peer) -> Vec<u8> {
     let usage = Usage::WRITE_DST | Usage::READ_SRC | Usage::FLUSH_TYPE_VISIBILITY;
     let region = Region::reg(&peer, vec![0u8; 4096], usage).unwrap();
     let inbox = Region::reg(&peer, vec![0u8; 16], Usage::RECV).unwrap();
@@ -88,7 +88,7 @@ fn owned_handles_move_between_threads() {
     let text = b"owned and moved";
     let src = Region::reg(&peer, text.to_vec(), Usage::WRITE_SRC | Usage::SEND).unwrap();
     let back = Region::reg(&peer, vec![0u8; text.len()], Usage::READ_DST).unwrap();
-    let conn = Request::new(&peer, at, None)
+    let conn = ConnReq::new(&peer, at, None)
         .expect("request")
         .connect(b"owned client")
         .expect("connect");
@@ -157,7 +157,7 @@ fn owned_handles_move_between_threads() {
 #[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
 fn private_data_too_long_is_refused_not_cut() {
     let (peer, at, listener) = listening(41);
-    let req = Request::new(&peer, at, None).expect("request");
+    let req = ConnReq::new(&peer, at, None).expect("request");
     assert_eq!(req.connect(&[1u8; 256]).err(), Some(Error::Inval));
     // The refused request was released: nothing reached the listener.
     let short = Duration::from_millis(200);
@@ -175,7 +175,7 @@ fn private_data_too_long_is_refused_not_cut() {
 #[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
 fn waits_end_at_their_deadlines() {
     let (peer, at, listener) = listening(42);
-    let client = Request::new(&peer, at, None).unwrap().connect(b"").unwrap();
+    let client = ConnReq::new(&peer, at, None).unwrap().connect(b"").unwrap();
     let server = listener
         .next_request_timeout(None, WAIT)
         .unwrap()
@@ -224,7 +224,7 @@ fn shared_receive_queue_outlives_its_handle() {
     let mut clients = Vec::new();
     let mut servers = Vec::new();
     for _ in 0..2 {
-        clients.push(Request::new(&peer, at, None).unwrap().connect(b"").unwrap());
+        clients.push(ConnReq::new(&peer, at, None).unwrap().connect(b"").unwrap());
         let req = listener.next_request_timeout(Some(&cfg), WAIT).unwrap();
         servers.push(req.expect("a request").connect(b"").unwrap());
     }
