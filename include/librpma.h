@@ -140,7 +140,7 @@ struct rpma_cq;
 struct rpma_ep;
 
 /**
- * A registered local memory region.
+ * A registered local memory region (opaque to C).
  */
 struct rpma_mr_local;
 

@@ -177,7 +177,7 @@ pub unsafe extern "C" fn rpma_conn_delete(conn_ptr: *mut *mut Conn) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn rpma_read(
     conn: *mut Conn,
-    dst: *mut MrLocal<'static>,
+    dst: *mut MrLocal,
     dst_offset: usize,
     src: *const MrRemote,
     src_offset: usize,
@@ -210,7 +210,7 @@ pub unsafe extern "C" fn rpma_write(
     conn: *mut Conn,
     dst: *mut MrRemote,
     dst_offset: usize,
-    src: *const MrLocal<'static>,
+    src: *const MrLocal,
     src_offset: usize,
     len: usize,
     flags: c_int,
@@ -235,7 +235,7 @@ pub unsafe extern "C" fn rpma_write_with_imm(
     conn: *mut Conn,
     dst: *mut MrRemote,
     dst_offset: usize,
-    src: *const MrLocal<'static>,
+    src: *const MrLocal,
     src_offset: usize,
     len: usize,
     flags: c_int,
@@ -268,7 +268,7 @@ unsafe fn write(
     conn: *mut Conn,
     dst: *mut MrRemote,
     dst_offset: usize,
-    src: *const MrLocal<'static>,
+    src: *const MrLocal,
     src_offset: usize,
     len: usize,
     flags: c_int,
@@ -348,7 +348,7 @@ pub unsafe extern "C" fn rpma_flush(
 #[no_mangle]
 pub unsafe extern "C" fn rpma_send(
     conn: *mut Conn,
-    src: *const MrLocal<'static>,
+    src: *const MrLocal,
     offset: usize,
     len: usize,
     flags: c_int,
@@ -365,7 +365,7 @@ pub unsafe extern "C" fn rpma_send(
 #[no_mangle]
 pub unsafe extern "C" fn rpma_send_with_imm(
     conn: *mut Conn,
-    src: *const MrLocal<'static>,
+    src: *const MrLocal,
     offset: usize,
     len: usize,
     flags: c_int,
@@ -383,7 +383,7 @@ pub unsafe extern "C" fn rpma_send_with_imm(
 #[inline(always)]
 unsafe fn send(
     conn: *mut Conn,
-    src: *const MrLocal<'static>,
+    src: *const MrLocal,
     offset: usize,
     len: usize,
     flags: c_int,
@@ -403,7 +403,7 @@ unsafe fn send(
 #[no_mangle]
 pub unsafe extern "C" fn rpma_recv(
     conn: *mut Conn,
-    dst: *mut MrLocal<'static>,
+    dst: *mut MrLocal,
     offset: usize,
     len: usize,
     op_context: *const c_void,

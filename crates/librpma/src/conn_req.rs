@@ -90,7 +90,7 @@ pub unsafe extern "C" fn rpma_conn_req_connect(
 #[no_mangle]
 pub unsafe extern "C" fn rpma_conn_req_recv(
     req: *mut ConnReq,
-    dst: *mut MrLocal<'static>,
+    dst: *mut MrLocal,
     offset: usize,
     len: usize,
     op_context: *const c_void,

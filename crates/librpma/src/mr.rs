@@ -16,7 +16,7 @@ pub unsafe extern "C" fn rpma_mr_reg(
     ptr: *mut c_void,
     size: usize,
     usage: c_int,
-    mr_ptr: *mut *mut MrLocal<'static>,
+    mr_ptr: *mut *mut MrLocal,
 ) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above.
@@ -37,7 +37,7 @@ pub unsafe extern "C" fn rpma_mr_reg(
 /// # Safety
 /// `mr_ptr` is NULL or points to NULL or to a region from this library.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_mr_dereg(mr_ptr: *mut *mut MrLocal<'static>) -> c_int {
+pub unsafe extern "C" fn rpma_mr_dereg(mr_ptr: *mut *mut MrLocal) -> c_int {
     // SAFETY: caller contract above.
     boundary(|| unsafe { take_handle(mr_ptr) }?.map_or(Ok(()), |m| m.dereg()))
 }
@@ -48,10 +48,7 @@ pub unsafe extern "C" fn rpma_mr_dereg(mr_ptr: *mut *mut MrLocal<'static>) -> c_
 /// `mr` is NULL or a live region; `desc` is NULL or writable for the
 /// descriptor's size.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_mr_get_descriptor(
-    mr: *const MrLocal<'static>,
-    desc: *mut c_void,
-) -> c_int {
+pub unsafe extern "C" fn rpma_mr_get_descriptor(mr: *const MrLocal, desc: *mut c_void) -> c_int {
     // SAFETY: caller contract above.
     unsafe {
         get(
@@ -96,7 +93,7 @@ pub unsafe extern "C" fn rpma_mr_remote_from_descriptor(
 /// `mr` is NULL or a live region; `desc_size` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_mr_get_descriptor_size(
-    mr: *const MrLocal<'static>,
+    mr: *const MrLocal,
     desc_size: *mut usize,
 ) -> c_int {
     // SAFETY: caller contract above.
@@ -108,10 +105,7 @@ pub unsafe extern "C" fn rpma_mr_get_descriptor_size(
 /// # Safety
 /// `mr` is NULL or a live region; `ptr` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_mr_get_ptr(
-    mr: *const MrLocal<'static>,
-    ptr: *mut *mut c_void,
-) -> c_int {
+pub unsafe extern "C" fn rpma_mr_get_ptr(mr: *const MrLocal, ptr: *mut *mut c_void) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(mr, ptr, MrLocal::ptr) }
 }
@@ -121,7 +115,7 @@ pub unsafe extern "C" fn rpma_mr_get_ptr(
 /// # Safety
 /// `mr` is NULL or a live region; `size` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpma_mr_get_size(mr: *const MrLocal<'static>, size: *mut usize) -> c_int {
+pub unsafe extern "C" fn rpma_mr_get_size(mr: *const MrLocal, size: *mut usize) -> c_int {
     // SAFETY: caller contract above.
     unsafe { get(mr, size, MrLocal::size) }
 }
@@ -165,7 +159,7 @@ pub unsafe extern "C" fn rpma_mr_remote_delete(mr_ptr: *mut *mut MrRemote) -> c_
 /// `mr` is NULL or a live region.
 #[no_mangle]
 pub unsafe extern "C" fn rpma_mr_advise(
-    mr: *mut MrLocal<'static>,
+    mr: *mut MrLocal,
     offset: usize,
     len: usize,
     advice: c_int,

@@ -55,7 +55,7 @@ pub unsafe extern "C" fn rpma_srq_delete(srq_ptr: *mut *mut Srq) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn rpma_srq_recv(
     srq: *mut Srq,
-    dst: *mut MrLocal<'static>,
+    dst: *mut MrLocal,
     offset: usize,
     len: usize,
     op_context: *const c_void,

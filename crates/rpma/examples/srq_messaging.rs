@@ -24,7 +24,8 @@ use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
 use rpma::cq::WcOpcode;
 use rpma::ep::Ep;
-use rpma::mr::{MrLocal, Usage};
+use rpma::mr::Usage;
+use rpma::owned::Region;
 use rpma::peer::{Device, Peer};
 use rpma::srq::Srq;
 use rpma::Completion;
@@ -63,15 +64,9 @@ fn server(addr: &str, port: &str) -> Res<()> {
         return fail("the SRQ has no receive CQ");
     };
     let recv_buf = vec![0u8; CLIENTS * SLOT].into_boxed_slice();
-    let recv_mr = step(
-        "registering",
-        MrLocal::reg_owned(&peer, recv_buf, Usage::RECV),
-    )?;
+    let recv_mr = step("registering", Region::reg(&peer, recv_buf, Usage::RECV))?;
     let send_buf = vec![0u8; CLIENTS * SLOT].into_boxed_slice();
-    let mut send_mr = step(
-        "registering",
-        MrLocal::reg_owned(&peer, send_buf, Usage::SEND),
-    )?;
+    let mut send_mr = step("registering", Region::reg(&peer, send_buf, Usage::SEND))?;
     // one receive per client, posted before anyone can send
     for slot in 0..CLIENTS {
         step(
@@ -167,11 +162,11 @@ fn client(addr: &str, port: &str) -> Res<()> {
     let peer = step("opening the peer", Peer::new(&device))?;
     let mut send_mr = step(
         "registering",
-        MrLocal::reg_owned(&peer, vec![0u8; CLIENTS * SLOT].into(), Usage::SEND),
+        Region::reg(&peer, vec![0u8; CLIENTS * SLOT], Usage::SEND),
     )?;
     let recv_mr = step(
         "registering",
-        MrLocal::reg_owned(&peer, vec![0u8; CLIENTS * SLOT].into(), Usage::RECV),
+        Region::reg(&peer, vec![0u8; CLIENTS * SLOT], Usage::RECV),
     )?;
     let cfg = ConnCfg::new();
     step("setting the timeout", cfg.set_timeout(5000))?;

@@ -39,7 +39,8 @@ use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
 use rpma::cq::{WcOpcode, WorkCompletion};
 use rpma::ep::Ep;
-use rpma::mr::{MrLocal, MrRemote, Usage};
+use rpma::mr::{MrRemote, Usage};
+use rpma::owned::Region;
 use rpma::peer::{Device, Peer};
 use rpma::peer_cfg::PeerCfg;
 use rpma::{Completion, FlushType};
@@ -119,7 +120,7 @@ fn server(addr: &str, port: &str) -> Res<()> {
     // stands in for a mapping of persistent memory
     let buf = vec![INITIAL_BYTE; SERVER_BUF_SIZE].into_boxed_slice();
     let usage = Usage::WRITE_DST | Usage::FLUSH_TYPE_PERSISTENT | Usage::FLUSH_TYPE_VISIBILITY;
-    let mr = step("registering", MrLocal::reg_owned(&peer, buf, usage))?;
+    let mr = step("registering", Region::reg(&peer, buf, usage))?;
 
     // the server's word that writes reach its (persistent) memory directly
     let pcfg = PeerCfg::new();
@@ -259,10 +260,7 @@ fn client(addr: &str, port: &str) -> Res<()> {
         let at = LOCAL_GAP + r * RECORD_SIZE;
         mem[at..at + RECORD_SIZE].copy_from_slice(&build_record(r));
     }
-    let mr = step(
-        "registering",
-        MrLocal::reg_owned(&peer, mem.into(), Usage::WRITE_SRC),
-    )?;
+    let mr = step("registering", Region::reg(&peer, mem, Usage::WRITE_SRC))?;
 
     let cfg = ConnCfg::new();
     step("setting the timeout", cfg.set_timeout(5000))?;

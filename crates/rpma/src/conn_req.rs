@@ -247,13 +247,7 @@ impl ConnReq {
     /// full, or the provider refuses the post), or when the request was
     /// made with an SRQ, whose connection has no receive queue of its own
     /// (refused by the library, as [`crate::conn::Conn::recv`] says).
-    pub fn recv_at(
-        &self,
-        dst: &MrLocal<'_>,
-        offset: usize,
-        len: usize,
-        op_context: u64,
-    ) -> Result<()> {
+    pub fn recv_at(&self, dst: &MrLocal, offset: usize, len: usize, op_context: u64) -> Result<()> {
         let sge = dst.sge(offset, len);
         post::recv(post::RecvQueue::Qp(self.id().qp()), Some(sge), op_context)
     }

@@ -104,35 +104,27 @@
 //! errno; [`Error::is_queue_full`] tells a full queue from the rest.
 //! `Error` converts into `std::io::Error`.
 //!
-//! # The C library's objects
+//! # Objects
 //!
-//! Everything starts from a [`Device`](peer::Device), the RDMA device that
-//! rdma_cm finds for an address, and a [`Peer`](peer::Peer) on it (a
-//! protection domain, shared by reference counting). Everything made on
-//! the peer holds a clone of it, so the domain goes with the last of
-//! them, whatever the order: an [`MrLocal`](mr::MrLocal) region, an
-//! [`Ep`](ep::Ep) endpoint (which holds it weakly), the
-//! [`ConnReq`](conn_req::ConnReq) requests it or
-//! [`ConnReq::new`](conn_req::ConnReq::new) hands out, the
+//! Everything starts from a [`Peer`](peer::Peer) (a protection domain on
+//! the RDMA device of an address, shared by reference counting).
+//! Everything made on the peer holds a clone of it, so the domain goes
+//! with the last of them, whatever the order: a local region
+//! ([`Region`](owned::Region), which owns its memory, or an
+//! [`MrLocal`](mr::MrLocal) lent a buffer by
+//! [`MrLocal::reg_scoped`](mr::MrLocal::reg_scoped)), an
+//! [`Ep`](ep::Ep) endpoint, the [`ConnReq`](conn_req::ConnReq) requests
+//! it or [`ConnReq::new`](conn_req::ConnReq::new) hands out, the
 //! [`Conn`](conn::Conn) connection a request becomes, and a
 //! [`Srq`](srq::Srq) shared receive queue, which the requests and
 //! connections made with it hold in turn. Dropping an object releases
 //! it; the `delete`/`dereg`/`shutdown` methods do the same and report how
-//! it went. Data operations take an `op_context: u64` that comes back as
-//! the completion's `wr_id`.
+//! it went.
 //!
-//! The `raw` constructors (`Peer::from_raw_context`, with the feature
-//! `raw`, and [`MrLocal::reg_raw`]) are the C API's: they claim a
-//! `'static` borrow of the memory on the word of a C caller; the owned
-//! [`Region`](owned::Region) uses `reg_raw` with the memory it owns,
-//! which makes the word true. A region
-//! that borrows its buffer exists only inside [`MrLocal::reg_scoped`]'s
-//! closure: a region that held the borrow for its own life could be
-//! leaked (`mem::forget`), which would end the borrow while the memory is
-//! still registered.
-//!
-//! [`MrLocal::reg_scoped`]: mr::MrLocal::reg_scoped
-//! [`MrLocal::reg_raw`]: mr::MrLocal::reg_raw
+//! The objects also have the forms the C face calls (`*_at`, `*_raw`,
+//! `*_cstr`, [`MrLocal::reg_raw`](mr::MrLocal::reg_raw), ...): regions,
+//! offsets and lengths unchecked against each other, C strings, heap
+//! handles, and memory registered on the word of a C caller.
 //!
 //! # Layers
 //!
@@ -202,6 +194,8 @@ mod post;
 mod queues;
 mod range;
 mod ready;
+/// cbindgen:ignore
+mod region;
 pub mod srq;
 pub mod srq_cfg;
 mod timeouts;

@@ -6,10 +6,6 @@
 //! little-endian, then the usage bits as one byte.
 
 use std::ffi::{c_int, c_void};
-use std::marker::PhantomData;
-use std::mem::ManuallyDrop;
-use std::ops::Deref;
-use std::ptr::NonNull;
 
 use crate::alloc::try_box;
 use crate::error::{Errno, Error, Result};
@@ -24,68 +20,17 @@ pub use crate::usage::Usage;
 /// Size of a memory-region descriptor in bytes.
 pub const DESCRIPTOR_SIZE: usize = 21;
 
-/// A registered local memory region.
+/// A registered local memory region (opaque to C).
 #[derive(Debug)]
-pub struct MrLocal<'p> {
+pub struct MrLocal {
     // Field order is release order: the registration before the peer
     // whose protection domain holds it.
     reg: Registration,
     peer: Peer,
     usage: Usage,
-    /// The memory registered, borrowed while the region lives.
-    _mem: PhantomData<&'p mut [u8]>,
 }
 
-impl<'p> MrLocal<'p> {
-    /// Registers `buf` with the peer's protection domain, with the access
-    /// rights `usage` needs, and keeps it: the region owns its memory until
-    /// [`MrOwned::dereg`] hands it back.
-    ///
-    /// While it is registered the device (and, as `usage` allows, the
-    /// remote peer) reads and writes the memory behind the compiler's back,
-    /// so the program reaches it only by copies: [`MrLocal::read`] and
-    /// [`MrOwned::write`].
-    ///
-    /// Operations name a region only for the call that posts them; an
-    /// operation (or a posted receive) still outstanding when the region
-    /// is deregistered fails with a protection error, as the device checks
-    /// the region's key: it no longer reaches the memory.
-    ///
-    /// ```no_run
-    /// use rpma::mr::{MrLocal, Usage};
-    /// use rpma::peer::{Device, Peer};
-    ///
-    /// let peer = Peer::new(&Device::local("192.168.0.1")?)?;
-    /// let mr = MrLocal::reg_owned(&peer, vec![0u8; 4096].into(), Usage::WRITE_DST)?;
-    /// // ... the remote peer writes into the region ...
-    /// let buf = mr.dereg()?;
-    /// println!("{}", buf[0]);
-    /// # Ok::<(), rpma::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// `Error::Inval` for an empty `usage` or an empty `buf`;
-    /// `Error::Provider` when the provider refuses the registration
-    /// (`ibv_reg_mr`, after its fallbacks). `buf` is freed either way.
-    pub fn reg_owned(peer: &Peer, buf: Box<[u8]>, usage: Usage) -> Result<MrOwned<'p>> {
-        let len = buf.len();
-        let buf = NonNull::from(Box::leak(buf));
-        // SAFETY: the memory is leaked until MrOwned gives it back, which it
-        // does only after the registration is gone (or never, when the
-        // deregistration failed; a leaked MrOwned leaks it too).
-        match unsafe { MrLocal::reg_raw(peer, buf.as_ptr().cast(), len, usage) } {
-            Ok(mr) => Ok(MrOwned {
-                mr: ManuallyDrop::new(mr),
-                buf,
-            }),
-            Err(e) => {
-                // SAFETY: not registered; the pointer came from Box::leak.
-                drop(unsafe { Box::from_raw(buf.as_ptr()) });
-                Err(e)
-            }
-        }
-    }
-
+impl MrLocal {
     /// Registers `buf` for as long as `f` runs, hands `f` the region and
     /// deregisters it when `f` returns (or unwinds).
     ///
@@ -160,49 +105,31 @@ impl<'p> MrLocal<'p> {
     /// ```
     ///
     /// # Errors
-    /// As [`MrLocal::reg_owned`], before `f` runs; `Error::Provider` when
-    /// the deregistration fails (`ibv_dereg_mr`), and what `f` returned is
-    /// dropped.
+    /// As [`Region::reg`](crate::owned::Region::reg), before `f` runs;
+    /// `Error::Provider` when the deregistration fails (`ibv_dereg_mr`),
+    /// and what `f` returned is dropped.
     pub fn reg_scoped<R>(
         peer: &Peer,
         buf: &mut [u8],
         usage: Usage,
-        f: impl FnOnce(&MrLocal<'_>) -> R,
+        f: impl FnOnce(&MrLocal) -> R,
     ) -> Result<R> {
-        // SAFETY: the region stays in this frame: `f` sees it by reference
-        // only, and it is deregistered below or dropped (deregistered) when
-        // `f` unwinds, both before the borrow of `buf` ends.
-        let mr = unsafe { MrLocal::reg(peer, buf, usage) }?;
+        let (ptr, len) = (buf.as_mut_ptr().cast::<c_void>(), buf.len());
+        // SAFETY: `buf` is borrowed exclusively until this function
+        // returns, and the region stays in this frame: `f` sees it by
+        // reference only, and it is deregistered below or dropped
+        // (deregistered) when `f` unwinds, both before the borrow ends.
+        let mr = unsafe { MrLocal::reg_raw(peer, ptr, len, usage) }?;
         let r = f(&mr);
         mr.dereg()?;
         Ok(r)
     }
 
-    /// Registers `buf`, which the region borrows exclusively for as long as
-    /// it lives; the body of [`MrLocal::reg_scoped`].
-    ///
-    /// # Safety
-    /// The region is dropped or deregistered before the borrow of `buf`
-    /// ends: it is not leaked (`mem::forget`, `Box::leak`, a reference
-    /// cycle), which would leave the memory registered, for the device to
-    /// write into, after it is freed. That is why it is not public: no
-    /// safe API can promise it, and `reg_scoped` keeps the region where no
-    /// caller can leak it.
-    pub(crate) unsafe fn reg(peer: &Peer, buf: &'p mut [u8], usage: Usage) -> Result<MrLocal<'p>> {
-        let (ptr, len) = (buf.as_mut_ptr().cast::<c_void>(), buf.len());
-        // SAFETY: the memory is borrowed exclusively for 'p, which the
-        // region's type carries, and the caller deregisters the region
-        // before that borrow ends: it stays allocated and untouched by safe
-        // code while registered.
-        unsafe { MrLocal::reg_raw(peer, ptr, len, usage) }
-    }
-}
-
-impl MrLocal<'static> {
     /// Registers `size` bytes at `ptr` with the peer's protection domain,
     /// with the access rights `usage` needs. The constructor of the C API's
-    /// `rpma_mr_reg`, whose memory and peer Rust cannot see: Rust code uses
-    /// [`MrLocal::reg_owned`] or [`MrLocal::reg_scoped`].
+    /// `rpma_mr_reg`, whose memory Rust cannot see: Rust code uses
+    /// [`Region::reg`](crate::owned::Region::reg) or
+    /// [`MrLocal::reg_scoped`].
     ///
     /// # Safety
     /// The memory stays allocated until the region is deregistered: the
@@ -219,7 +146,7 @@ impl MrLocal<'static> {
         ptr: *mut c_void,
         size: usize,
         usage: Usage,
-    ) -> Result<MrLocal<'static>> {
+    ) -> Result<MrLocal> {
         if ptr.is_null() || size == 0 || usage.is_empty() {
             return Err(Error::Inval);
         }
@@ -231,12 +158,11 @@ impl MrLocal<'static> {
             reg,
             peer: peer.clone(),
             usage,
-            _mem: PhantomData,
         })
     }
 }
 
-impl MrLocal<'_> {
+impl MrLocal {
     fn raw(&self) -> &sys::ibv_mr {
         self.reg.raw()
     }
@@ -364,10 +290,10 @@ impl MrLocal<'_> {
         })
     }
 
-    /// Deregisters the region, which ends its borrow of the buffer.
+    /// Deregisters the region.
     ///
-    /// Should the deregistration fail, the borrow ends all the same (as
-    /// when the region is dropped): libibverbs refuses it only for a
+    /// Should the deregistration fail, the region is gone all the same
+    /// (as when it is dropped): libibverbs refuses it only for a
     /// region with memory windows bound (this crate makes none) or on a
     /// device that is gone, which no longer writes anywhere.
     ///
@@ -379,67 +305,6 @@ impl MrLocal<'_> {
         let MrLocal { reg, peer, .. } = self;
         let r = reg.destroy();
         r.and(peer.release())
-    }
-}
-
-/// A registered local memory region that owns its buffer
-/// ([`MrLocal::reg_owned`]). It is an [`MrLocal`] for every operation
-/// (through `Deref`); dropping it deregisters and then frees the buffer.
-#[derive(Debug)]
-pub struct MrOwned<'p> {
-    mr: ManuallyDrop<MrLocal<'p>>,
-    /// The buffer, from `Box::leak`: held as a pointer, not a `Box`, since
-    /// the device writes it while it is registered.
-    buf: NonNull<[u8]>,
-}
-
-// SAFETY: the region is Send and Sync; the buffer is only reached through
-// it (copies by `read`, `&mut self` for `write`) until it is given back.
-unsafe impl Send for MrOwned<'_> {}
-// SAFETY: as above.
-unsafe impl Sync for MrOwned<'_> {}
-
-impl<'p> Deref for MrOwned<'p> {
-    type Target = MrLocal<'p>;
-    fn deref(&self) -> &MrLocal<'p> {
-        &self.mr
-    }
-}
-
-impl MrOwned<'_> {
-    /// [`MrLocal::write`] into the owned buffer.
-    ///
-    /// # Errors
-    /// As [`MrLocal::write`].
-    pub fn write(&mut self, offset: usize, src: &[u8]) -> Result<()> {
-        self.mr.write(offset, src)
-    }
-
-    /// Deregisters the region and gives the buffer back.
-    ///
-    /// # Errors
-    /// `Error::Provider` when `ibv_dereg_mr` fails: the buffer may still be
-    /// registered, so it is not given back (it is leaked).
-    pub fn dereg(self) -> Result<Box<[u8]>> {
-        let mut me = ManuallyDrop::new(self);
-        // SAFETY: `me` is never used or dropped again, so the region is
-        // taken out exactly once.
-        let mr = unsafe { ManuallyDrop::take(&mut me.mr) };
-        mr.dereg()?;
-        // SAFETY: no longer registered; the pointer came from Box::leak and
-        // is given back once.
-        Ok(unsafe { Box::from_raw(me.buf.as_ptr()) })
-    }
-}
-
-impl Drop for MrOwned<'_> {
-    fn drop(&mut self) {
-        // SAFETY: drop runs once; the region is not used afterwards.
-        let mr = unsafe { ManuallyDrop::take(&mut self.mr) };
-        if mr.dereg().is_ok() {
-            // SAFETY: as in dereg.
-            drop(unsafe { Box::from_raw(self.buf.as_ptr()) });
-        }
     }
 }
 

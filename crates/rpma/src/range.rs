@@ -17,7 +17,7 @@ pub struct Range<'r, M> {
 
 /// A range of a local region: inside the region, and at most 4 GiB - 1
 /// long (the most one work request carries).
-pub type Local<'r> = Range<'r, MrLocal<'static>>;
+pub type Local<'r> = Range<'r, MrLocal>;
 
 /// A range of a peer's region: inside the region as its owner described
 /// it, and at most 4 GiB - 1 long. The remote device checks the access
@@ -51,7 +51,7 @@ impl<M> Range<'_, M> {
 }
 
 impl<'r> Local<'r> {
-    pub(crate) fn of(mr: &'r MrLocal<'static>, range: impl RangeBounds<usize>) -> Result<Self> {
+    pub(crate) fn of(mr: &'r MrLocal, range: impl RangeBounds<usize>) -> Result<Self> {
         let (offset, len) = bounds(range, mr.size() as u64)?;
         Ok(Local { mr, offset, len })
     }

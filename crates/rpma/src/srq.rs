@@ -121,7 +121,7 @@ impl Srq {
     /// not 0, or the range is outside `dst`; otherwise as [`Srq::recv`].
     pub fn recv_at(
         &self,
-        dst: Option<&MrLocal<'_>>,
+        dst: Option<&MrLocal>,
         offset: usize,
         len: usize,
         op_context: u64,

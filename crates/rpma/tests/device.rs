@@ -16,6 +16,7 @@ use rpma::conn_req::ConnReq;
 use rpma::cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
 use rpma::ep::Ep;
 use rpma::mr::{MrLocal, MrRemote, Usage};
+use rpma::owned::Region;
 use rpma::peer::{Device, Peer};
 use rpma::srq::Srq;
 use rpma::{Completion, Error, FlushType};
@@ -134,7 +135,7 @@ fn the_domain_goes_with_the_last_object_made_on_it() {
     let other = peer.clone();
     let port = port(3);
     let ep = listen(&peer, &port);
-    let mut mr = MrLocal::reg_owned(&peer, vec![0u8; 64].into(), Usage::SEND).unwrap();
+    let mut mr = Region::reg(&peer, vec![0u8; 64], Usage::SEND).unwrap();
     // while anything else holds the domain, deleting a handle reports what
     // ibv_dealloc_pd would: EBUSY
     for (handle, holder) in [(other, "another handle"), (peer, "a region")] {
@@ -163,7 +164,7 @@ fn the_domain_goes_with_the_last_object_made_on_it() {
 fn owned_region_descriptor_describes_it() {
     let peer = Peer::new(&Device::local(&ip()).unwrap()).unwrap();
     let usage = Usage::READ_SRC | Usage::WRITE_DST;
-    let mut mr = MrLocal::reg_owned(&peer, vec![0u8; 4096].into(), usage).expect("reg_owned");
+    let mut mr = Region::reg(&peer, vec![0u8; 4096], usage).expect("Region::reg");
     let remote = MrRemote::from_descriptor(&mr.descriptor()).expect("descriptor");
     assert_eq!(remote.raddr(), mr.ptr() as u64);
     assert_eq!(remote.size(), 4096);
@@ -179,7 +180,7 @@ fn owned_region_descriptor_describes_it() {
     assert_eq!(&buf[4090..], b"abcdef");
     // a region needs a usage
     assert_eq!(
-        MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::empty()).err(),
+        Region::reg(&peer, vec![0u8; 8], Usage::empty()).err(),
         Some(Error::Inval)
     );
     peer.delete().unwrap();
@@ -213,8 +214,8 @@ fn connection_carries_data_both_ways() {
     thread::scope(|s| {
         let server = s.spawn(|| {
             let usage = Usage::WRITE_DST | Usage::READ_SRC | Usage::FLUSH_TYPE_VISIBILITY;
-            let region = MrLocal::reg_owned(&peer, vec![0u8; 4096].into(), usage).unwrap();
-            let inbox = MrLocal::reg_owned(&peer, vec![0u8; 64].into(), Usage::RECV).unwrap();
+            let region = Region::reg(&peer, vec![0u8; 4096], usage).unwrap();
+            let inbox = Region::reg(&peer, vec![0u8; 64], Usage::RECV).unwrap();
             wait_readable(ep.fd(), "connection request");
             let req = ep.next_conn_req(None).expect("next_conn_req");
             assert!(req.is_incoming());
@@ -242,11 +243,9 @@ fn connection_carries_data_both_ways() {
             assert_eq!(&msg[..5], b"ping!");
         });
 
-        let src = MrLocal::reg_owned(&peer, text.to_vec().into(), Usage::WRITE_SRC | Usage::SEND)
-            .unwrap();
-        let mut back =
-            MrLocal::reg_owned(&peer, vec![0u8; text.len()].into(), Usage::READ_DST).unwrap();
-        let mut msg = MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::SEND).unwrap();
+        let src = Region::reg(&peer, text.to_vec(), Usage::WRITE_SRC | Usage::SEND).unwrap();
+        let mut back = Region::reg(&peer, vec![0u8; text.len()], Usage::READ_DST).unwrap();
+        let mut msg = Region::reg(&peer, vec![0u8; 8], Usage::SEND).unwrap();
         msg.write(0, b"ping!").unwrap();
         let req = ConnReq::new(&peer, sa(&ip(), &port), None).expect("conn_req new");
         assert!(!req.is_incoming());
@@ -313,7 +312,7 @@ fn bad_arguments_are_refused_and_bad_ranges_fail_in_the_completion() {
     let ep = listen(&peer, &port);
     thread::scope(|s| {
         let server = s.spawn(|| {
-            let region = MrLocal::reg_owned(&peer, vec![0u8; 64].into(), Usage::READ_SRC).unwrap();
+            let region = Region::reg(&peer, vec![0u8; 64], Usage::READ_SRC).unwrap();
             wait_readable(ep.fd(), "connection request");
             let conn = ep
                 .next_conn_req(None)
@@ -326,7 +325,7 @@ fn bad_arguments_are_refused_and_bad_ranges_fail_in_the_completion() {
             conn.delete().unwrap();
             region.dereg().unwrap();
         });
-        let local = MrLocal::reg_owned(&peer, vec![0u8; 64].into(), Usage::READ_DST).unwrap();
+        let local = Region::reg(&peer, vec![0u8; 64], Usage::READ_DST).unwrap();
         let conn = ConnReq::new(&peer, sa(&ip(), &port), None)
             .unwrap()
             .connect(&[])
@@ -376,7 +375,7 @@ fn shared_receive_queue_serves_two_connections() {
     let srq = Srq::new(&peer, None).expect("srq");
     let mut cfg = ConnCfg::new();
     cfg.set_srq(&srq);
-    let inbox = MrLocal::reg_owned(&peer, vec![0u8; 128].into(), Usage::RECV).unwrap();
+    let inbox = Region::reg(&peer, vec![0u8; 128], Usage::RECV).unwrap();
     for slot in 0..2u64 {
         srq.recv_at(Some(&inbox), slot as usize * 64, 64, slot)
             .expect("srq recv");
@@ -385,7 +384,7 @@ fn shared_receive_queue_serves_two_connections() {
         let clients = s.spawn(|| {
             let mut conns = Vec::new();
             for i in 0..2u8 {
-                let mut msg = MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::SEND).unwrap();
+                let mut msg = Region::reg(&peer, vec![0u8; 8], Usage::SEND).unwrap();
                 msg.write(0, &[b'a' + i; 8]).unwrap();
                 let conn = ConnReq::new(&peer, sa(&ip(), &port), None)
                     .unwrap()

@@ -214,7 +214,7 @@ impl Conn {
     #[inline]
     pub fn read_at(
         &self,
-        dst: Option<&MrLocal<'_>>,
+        dst: Option<&MrLocal>,
         dst_offset: usize,
         src: Option<&MrRemote>,
         src_offset: usize,
@@ -241,7 +241,7 @@ impl Conn {
         &self,
         dst: Option<&MrRemote>,
         dst_offset: usize,
-        src: Option<&MrLocal<'_>>,
+        src: Option<&MrLocal>,
         src_offset: usize,
         len: usize,
         completion: Completion,
@@ -307,7 +307,7 @@ impl Conn {
     #[inline]
     pub fn send_at(
         &self,
-        src: Option<&MrLocal<'_>>,
+        src: Option<&MrLocal>,
         offset: usize,
         len: usize,
         completion: Completion,
@@ -335,7 +335,7 @@ impl Conn {
     #[inline]
     pub fn recv_at(
         &self,
-        dst: Option<&MrLocal<'_>>,
+        dst: Option<&MrLocal>,
         offset: usize,
         len: usize,
         op_context: u64,

@@ -18,9 +18,9 @@
 //!   first, with [`Opts`] for the completion, the context and immediate
 //!   data.
 //!
-//! These are the crate's objects themselves, gathered here; only
-//! [`Region`] still wraps one (an [`MrLocal`](crate::mr::MrLocal) with the
-//! memory it owns). The C face builds on the same objects.
+//! These are the crate's objects themselves, gathered here; a [`Region`]
+//! is an [`MrLocal`](crate::mr::MrLocal) with the memory it owns. The C
+//! face builds on the same objects.
 //!
 //! ```no_run
 //! use std::net::SocketAddr;
@@ -66,10 +66,6 @@
 #[cfg(feature = "tokio")]
 mod aio;
 /// cbindgen:ignore
-mod buffer;
-/// cbindgen:ignore
-mod region;
-/// cbindgen:ignore
 #[cfg(feature = "serde")]
 mod remote_serde;
 
@@ -78,9 +74,8 @@ pub use crate::conn_cfg::ConnCfg;
 pub use crate::conn_req::ConnReq;
 pub use crate::ep::Ep;
 pub use crate::range::{Local, Range, Remote};
+pub use crate::region::{Buffer, Region};
 pub use crate::srq::Srq;
-pub use buffer::Buffer;
-pub use region::Region;
 
 pub use crate::mr::MrRemote;
 pub use crate::peer::Peer;

@@ -626,9 +626,10 @@ fn core_errors_are_the_documented_ones() {
 
     let device = Device::local(&ip).unwrap();
     let peer = CorePeer::new(&device).unwrap();
-    // MrLocal::reg_owned / reg_scoped / reg_raw
+    // Region::reg (an empty boxed slice) / MrLocal::reg_scoped / reg_raw
+    let empty: Box<[u8]> = Box::new([]);
     assert_eq!(
-        MrLocal::reg_owned(&peer, Box::new([]), Usage::SEND).err(),
+        Region::reg(&peer, empty, Usage::SEND).err(),
         Some(Error::Inval)
     );
     let mut buf = [0u8; 8];
@@ -652,7 +653,7 @@ fn core_errors_are_the_documented_ones() {
             Some(Error::Inval)
         );
     }
-    let mut owned = MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::SEND).unwrap();
+    let mut owned = Region::reg(&peer, vec![0u8; 8], Usage::SEND).unwrap();
     assert_eq!(owned.write(7, b"ab"), Err(Error::Inval));
     owned.dereg().unwrap();
 
@@ -703,7 +704,7 @@ fn core_errors_are_the_documented_ones() {
     assert_provider(client.next_event_raw(), "rdma_get_cm_event", libc::EAGAIN);
     assert_eq!(client.try_next_event(), Ok(None));
 
-    let local = MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::READ_DST).unwrap();
+    let local = Region::reg(&peer, vec![0u8; 8], Usage::READ_DST).unwrap();
     let remote = MrRemote::from_parts(0x1000, 8, 7, Usage::READ_SRC).unwrap();
     let (c, x) = (Completion::Always, 1);
     // read / write: one region only, or neither with an offset or length
@@ -749,7 +750,7 @@ fn core_errors_are_the_documented_ones() {
     super::expect_event(&server, ConnEvent::Closed);
     server.disconnect().unwrap();
     super::expect_event(&client, ConnEvent::Closed);
-    let src = MrLocal::reg_owned(&peer, vec![0u8; 8].into(), Usage::SEND).unwrap();
+    let src = Region::reg(&peer, vec![0u8; 8], Usage::SEND).unwrap();
     client
         .send_at(Some(&src), 0, 8, c, None, 9)
         .expect("send when closed");

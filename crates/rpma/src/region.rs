@@ -1,10 +1,11 @@
-//! The owned region: registered memory that the region owns.
+//! Regions that own their memory, and the memory they can own.
 
 use std::ops::{Deref, RangeBounds};
 
-use super::{Buffer, Local, Peer};
 use crate::error::Result;
 use crate::mr::{MrLocal, Usage};
+use crate::peer::Peer;
+use crate::range::Local;
 
 /// A registered memory region that owns its memory (a [`Buffer`]) and a
 /// clone of its peer. While it is registered the device, and the remote
@@ -30,7 +31,7 @@ use crate::mr::{MrLocal, Usage};
 pub struct Region<B: Buffer = Vec<u8>> {
     // Both present until `dereg` or Drop takes them: the registration
     // (which holds its peer) goes first, then the memory.
-    mr: Option<MrLocal<'static>>,
+    mr: Option<MrLocal>,
     buf: Option<B>,
 }
 
@@ -53,7 +54,7 @@ impl<B: Buffer> Region<B> {
         })
     }
 
-    fn mr(&self) -> &MrLocal<'static> {
+    fn mr(&self) -> &MrLocal {
         self.mr.as_ref().expect("registered until released")
     }
 
@@ -105,8 +106,8 @@ impl<B: Buffer> Region<B> {
 }
 
 impl<B: Buffer> Deref for Region<B> {
-    type Target = MrLocal<'static>;
-    fn deref(&self) -> &MrLocal<'static> {
+    type Target = MrLocal;
+    fn deref(&self) -> &MrLocal {
         self.mr()
     }
 }
@@ -114,5 +115,78 @@ impl<B: Buffer> Deref for Region<B> {
 impl<B: Buffer> Drop for Region<B> {
     fn drop(&mut self) {
         let _ = self.release();
+    }
+}
+
+/// Memory that stays where it is for as long as its owner lives, however
+/// the owner is moved: what a [`Region`] registers and owns.
+/// `Vec<u8>` and `Box<[u8]>` are such memory; implement the trait for your
+/// own type (an mmap, huge pages, a DAX mapping) to register it.
+///
+/// # Safety
+/// For as long as the value lives, `as_mut_ptr` and `len` describe the same
+/// memory, valid for reads and writes of `len` bytes, which neither moves
+/// nor is freed when the value is moved, and which nothing but the value
+/// reaches. The region never calls anything else on the value before it
+/// drops it, after the registration is gone.
+///
+/// ```
+/// use rpma::owned::Buffer;
+///
+/// /// Page-aligned memory from the C allocator.
+/// struct Pages(std::ptr::NonNull<u8>, usize);
+///
+/// // SAFETY: the memory is Pages' own until Drop frees it; moving a
+/// // Pages moves the pointer, not the memory.
+/// unsafe impl Buffer for Pages {
+///     fn as_mut_ptr(&mut self) -> *mut u8 { self.0.as_ptr() }
+///     fn len(&self) -> usize { self.1 }
+/// }
+/// // SAFETY: nothing in Pages is tied to a thread.
+/// unsafe impl Send for Pages {}
+/// unsafe impl Sync for Pages {}
+///
+/// impl Drop for Pages {
+///     fn drop(&mut self) {
+///         // SAFETY: allocated by posix_memalign below, freed once.
+///         unsafe { libc::free(self.0.as_ptr().cast()) }
+///     }
+/// }
+/// # let _ = |len: usize| {
+/// #     let mut p = std::ptr::null_mut();
+/// #     // SAFETY: p is writable.
+/// #     assert_eq!(unsafe { libc::posix_memalign(&mut p, 4096, len) }, 0);
+/// #     Pages(std::ptr::NonNull::new(p.cast()).unwrap(), len)
+/// # };
+/// ```
+pub unsafe trait Buffer: Send + Sync + 'static {
+    /// The start of the memory.
+    fn as_mut_ptr(&mut self) -> *mut u8;
+    /// Its length in bytes.
+    fn len(&self) -> usize;
+    /// Whether it has no bytes (a region of none cannot be registered).
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+// SAFETY: a Vec's elements live on the heap and stay there when the Vec is
+// moved; the region never grows or shrinks it.
+unsafe impl Buffer for Vec<u8> {
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.as_mut_slice().as_mut_ptr()
+    }
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+}
+
+// SAFETY: as for Vec: the slice stays where the box put it.
+unsafe impl Buffer for Box<[u8]> {
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.as_mut().as_mut_ptr()
+    }
+    fn len(&self) -> usize {
+        self.as_ref().len()
     }
 }
