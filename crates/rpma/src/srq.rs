@@ -19,7 +19,7 @@ use crate::sys;
 #[cfg_attr(
     doc,
     doc = "A shared receive queue: the receives of every connection configured
-with it ([`ConnCfg::set_srq`](crate::conn_cfg::ConnCfg::set_srq)) come
+with it (`ConnCfg::set_srq`) come
 from here. A clone is another handle to the same queue; every request
 and connection made with the queue holds one, so the queue goes with
 the last of them.
