@@ -18,8 +18,8 @@ mod common;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use common::{check_wc, expect_event, fail, next_wc, socket_addr, step, text, wait_readable, Res};
-use rpma::conn::{Conn, ConnEvent};
+use common::{check_wc, expect_event, fail, next_wc, socket_addr, step, text, Res};
+use rpma::conn::{Conn, ConnEvent, Opts};
 use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
 use rpma::cq::WcOpcode;
@@ -28,7 +28,6 @@ use rpma::mr::Usage;
 use rpma::owned::Region;
 use rpma::peer::{Device, Peer};
 use rpma::srq::Srq;
-use rpma::Completion;
 
 /// The connections (clients) the server serves.
 const CLIENTS: usize = 3;
@@ -71,7 +70,7 @@ fn server(addr: &str, port: &str) -> Res<()> {
     for slot in 0..CLIENTS {
         step(
             "posting a receive",
-            srq.recv_at(Some(&recv_mr), slot * SLOT, SLOT, slot as u64),
+            srq.recv(recv_mr.slice(slot * SLOT..(slot + 1) * SLOT)?, slot as u64),
         )?;
     }
 
@@ -83,8 +82,13 @@ fn server(addr: &str, port: &str) -> Res<()> {
     let mut conns: Vec<Conn> = Vec::new();
     let mut hellos = Vec::new();
     for _ in 0..CLIENTS {
-        wait_readable(ep.fd(), ACCEPT_TIMEOUT, "client")?;
-        let req = step("taking a connection request", ep.next_conn_req(Some(&cfg)))?;
+        let Some(req) = step(
+            "taking a connection request",
+            ep.next_request_timeout(Some(&cfg), ACCEPT_TIMEOUT),
+        )?
+        else {
+            return fail("no client came in time");
+        };
         let hello = text(req.private_data());
         let conn = step("accepting", req.connect(&[]))?;
         expect_event(&conn, ConnEvent::Established, EVENT_TIMEOUT)?;
@@ -126,13 +130,9 @@ fn server(addr: &str, port: &str) -> Res<()> {
         let conn = &conns[i];
         step(
             "sending",
-            conn.send_at(
-                Some(&send_mr),
-                i * SLOT,
-                reply.len(),
-                Completion::Always,
-                None,
-                op_send(i),
+            conn.send(
+                send_mr.slice(i * SLOT..i * SLOT + reply.len())?,
+                Opts::signaled().context(op_send(i)),
             ),
         )?;
         let wc = next_wc(conn.cq(), COMPLETION_TIMEOUT)?;
@@ -180,7 +180,7 @@ fn client(addr: &str, port: &str) -> Res<()> {
         // the answer's buffer is there before the connection is
         step(
             "posting a receive",
-            req.recv_at(&recv_mr, i * SLOT, SLOT, i as u64),
+            req.recv(recv_mr.slice(i * SLOT..(i + 1) * SLOT)?, i as u64),
         )?;
         let hello = format!("client {i}");
         let conn = step("connecting", req.connect(hello.as_bytes()))?;
@@ -197,13 +197,9 @@ fn client(addr: &str, port: &str) -> Res<()> {
         )?;
         step(
             "sending",
-            conn.send_at(
-                Some(&send_mr),
-                i * SLOT,
-                msg.len(),
-                Completion::Always,
-                None,
-                op_send(i),
+            conn.send(
+                send_mr.slice(i * SLOT..i * SLOT + msg.len())?,
+                Opts::signaled().context(op_send(i)),
             ),
         )?;
         // the send's completion and the answer's, in either order

@@ -33,8 +33,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use common::Res;
-use common::{check_wc, expect_event, fail, next_event, next_wc, socket_addr, step, wait_readable};
-use rpma::conn::ConnEvent;
+use common::{check_wc, expect_event, fail, next_event, next_wc, socket_addr, step};
+use rpma::conn::{ConnEvent, Opts};
 use rpma::conn_cfg::ConnCfg;
 use rpma::conn_req::ConnReq;
 use rpma::cq::{WcOpcode, WorkCompletion};
@@ -43,7 +43,7 @@ use rpma::mr::{MrRemote, Usage};
 use rpma::owned::Region;
 use rpma::peer::{Device, Peer};
 use rpma::peer_cfg::PeerCfg;
-use rpma::{Completion, FlushType};
+use rpma::FlushType;
 
 // The protocol, as common.h of the C example has it.
 const WELCOME_MAGIC: u32 = 0x5746_5031; // "WFP1"
@@ -140,8 +140,13 @@ fn server(addr: &str, port: &str) -> Res<()> {
     println!(
         "server: listening on {addr}:{port}, {SERVER_BUF_SIZE} byte region registered for writes and flushes to persistence"
     );
-    wait_readable(ep.fd(), ACCEPT_TIMEOUT, "client")?;
-    let req = step("taking the connection request", ep.next_conn_req(None))?;
+    let Some(req) = step(
+        "taking the connection request",
+        ep.next_request_timeout(None, ACCEPT_TIMEOUT),
+    )?
+    else {
+        return fail("no client came in time");
+    };
     println!("server: a connection request arrived");
     let conn = step("accepting", req.connect(&welcome))?;
     // The client writes and flushes on its own and hangs up when done. On
@@ -275,13 +280,11 @@ fn client(addr: &str, port: &str) -> Res<()> {
     println!("client: connection established");
 
     let (server_mr, server_cfg) = read_welcome(conn.private_data())?;
-    match conn.flush_at(
-        &server_mr,
-        0,
-        RECORD_SIZE,
+    let first = step("the server's region", server_mr.slice(..RECORD_SIZE))?;
+    match conn.flush(
+        first,
         FlushType::Persistent,
-        Completion::Always,
-        op_flush(0),
+        Opts::signaled().context(op_flush(0)),
     ) {
         Err(rpma::Error::NoSupp) => {}
         other => {
@@ -301,27 +304,19 @@ fn client(addr: &str, port: &str) -> Res<()> {
             let (start, len) = piece(r, p);
             step(
                 "writing",
-                conn.write_at(
-                    Some(&server_mr),
-                    remote + start,
-                    Some(&mr),
-                    local + start,
-                    len,
-                    Completion::OnError,
-                    None,
-                    op_write(r, p),
+                conn.write(
+                    mr.slice(local + start..local + start + len)?,
+                    server_mr.slice(remote + start..remote + start + len)?,
+                    Opts::unsignaled().context(op_write(r, p)),
                 ),
             )?;
         }
         step(
             "flushing",
-            conn.flush_at(
-                &server_mr,
-                remote,
-                RECORD_SIZE,
+            conn.flush(
+                server_mr.slice(remote..remote + RECORD_SIZE)?,
                 FlushType::Persistent,
-                Completion::Always,
-                op_flush(r),
+                Opts::signaled().context(op_flush(r)),
             ),
         )?;
         // the one completion of this record: the flush's

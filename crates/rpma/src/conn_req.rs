@@ -104,54 +104,56 @@ impl ConnReq {
         Ok(*ConnReq::new_cstr(peer, &host, &port, cfg)?)
     }
 
-    /// [`ConnReq::new`] as the C API's `rpma_conn_req_new` calls it: the
-    /// address (or a host name) and the port as C strings, and the request
-    /// on the heap, ready to be a C handle.
-    ///
-    /// # Errors
-    /// As [`ConnReq::new`]; `Error::Provider` (`rdma_getaddrinfo`) when
-    /// the address cannot be resolved.
-    pub fn new_cstr(
-        peer: &Peer,
-        addr: &CStr,
-        port: &CStr,
-        cfg: Option<&ConnCfg>,
-    ) -> Result<Box<ConnReq>> {
-        let s = settings(cfg);
-        let info = AddrInfo::resolve(addr, Some(port), false)?;
-        // The id is on the connection's event channel from the start and
-        // takes the events of its two resolutions there itself. The C
-        // library's id is synchronous (librdmacm opens a private channel
-        // for it) and moves to a new channel when it connects. Without the
-        // move a connection reaches ESTABLISHED sooner
-        // (bench/results/history.md, "the phases of a conn cycle"), and
-        // costs one open, one close and one migration command less.
-        let evch = EventChannel::new()?;
-        let id = CmId::new(Some(&evch))?;
-        id.resolve_addr(&info, s.timeout_ms, Some(&evch))?;
-        id.resolve_route(s.timeout_ms, Some(&evch))?;
-        let queues = Queues::build(peer, &id, &s)?;
-        rpma_log!(
-            Level::Notice,
-            Op::ConnReqNew,
-            "Requesting a connection to {}:{}",
-            addr.to_string_lossy(),
-            port.to_string_lossy()
-        );
-        // Boxed where it is built: returned by value, the request was
-        // copied once more on its way to the heap. A failed allocation
-        // drops it, which releases the queues and the id.
-        try_box(ConnReq {
-            parts: Some(Parts {
-                id,
-                queues,
-                evch,
-                peer: peer.clone(),
-                srq: s.srq,
-            }),
-            passive: false,
-            private_data: None,
-        })
+    raw_api! {
+        /// [`ConnReq::new`] as the C API's `rpma_conn_req_new` calls it: the
+        /// address (or a host name) and the port as C strings, and the request
+        /// on the heap, ready to be a C handle.
+        ///
+        /// # Errors
+        /// As [`ConnReq::new`]; `Error::Provider` (`rdma_getaddrinfo`) when
+        /// the address cannot be resolved.
+        fn new_cstr(
+            peer: &Peer,
+            addr: &CStr,
+            port: &CStr,
+            cfg: Option<&ConnCfg>,
+        ) -> Result<Box<ConnReq>> {
+            let s = settings(cfg);
+            let info = AddrInfo::resolve(addr, Some(port), false)?;
+            // The id is on the connection's event channel from the start and
+            // takes the events of its two resolutions there itself. The C
+            // library's id is synchronous (librdmacm opens a private channel
+            // for it) and moves to a new channel when it connects. Without the
+            // move a connection reaches ESTABLISHED sooner
+            // (bench/results/history.md, "the phases of a conn cycle"), and
+            // costs one open, one close and one migration command less.
+            let evch = EventChannel::new()?;
+            let id = CmId::new(Some(&evch))?;
+            id.resolve_addr(&info, s.timeout_ms, Some(&evch))?;
+            id.resolve_route(s.timeout_ms, Some(&evch))?;
+            let queues = Queues::build(peer, &id, &s)?;
+            rpma_log!(
+                Level::Notice,
+                Op::ConnReqNew,
+                "Requesting a connection to {}:{}",
+                addr.to_string_lossy(),
+                port.to_string_lossy()
+            );
+            // Boxed where it is built: returned by value, the request was
+            // copied once more on its way to the heap. A failed allocation
+            // drops it, which releases the queues and the id.
+            try_box(ConnReq {
+                parts: Some(Parts {
+                    id,
+                    queues,
+                    evch,
+                    peer: peer.clone(),
+                    srq: s.srq,
+                }),
+                passive: false,
+                private_data: None,
+            })
+        }
     }
 
     /// The passive request of an incoming connect-request event: builds the
@@ -234,22 +236,27 @@ impl ConnReq {
     /// `wr_id`.
     ///
     /// # Errors
-    /// As [`ConnReq::recv_at`].
+    /// `Error::Provider` (`ibv_post_recv`) when the receive queue is full
+    /// (`ENOMEM`) or the provider refuses the post, or the request
+    /// receives through a shared receive queue and so has no receive
+    /// queue of its own (`EINVAL`).
     pub fn recv(&self, dst: Local<'_>, context: u64) -> Result<()> {
         self.recv_at(dst.mr, dst.offset, dst.len, context)
     }
 
-    /// Posts a receive of `len` bytes at `offset` in `dst` on the request's
-    /// QP, to be matched by the first message of the peer.
-    ///
-    /// # Errors
-    /// `Error::Provider` when `ibv_post_recv` fails (the receive queue is
-    /// full, or the provider refuses the post), or when the request was
-    /// made with an SRQ, whose connection has no receive queue of its own
-    /// (refused by the library, as [`crate::conn::Conn::recv`] says).
-    pub fn recv_at(&self, dst: &MrLocal, offset: usize, len: usize, op_context: u64) -> Result<()> {
-        let sge = dst.sge(offset, len);
-        post::recv(post::RecvQueue::Qp(self.id().qp()), Some(sge), op_context)
+    raw_api! {
+        /// Posts a receive of `len` bytes at `offset` in `dst` on the request's
+        /// QP, to be matched by the first message of the peer.
+        ///
+        /// # Errors
+        /// `Error::Provider` when `ibv_post_recv` fails (the receive queue is
+        /// full, or the provider refuses the post), or when the request was
+        /// made with an SRQ, whose connection has no receive queue of its own
+        /// (refused by the library, as [`crate::conn::Conn::recv`] says).
+        fn recv_at(&self, dst: &MrLocal, offset: usize, len: usize, op_context: u64) -> Result<()> {
+            let sge = dst.sge(offset, len);
+            post::recv(post::RecvQueue::Qp(self.id().qp()), Some(sge), op_context)
+        }
     }
 
     /// Connects (or accepts an incoming request), sending `pdata` as
@@ -269,59 +276,61 @@ impl ConnReq {
         Ok(*try_box(self)?.connect_boxed(pdata)?)
     }
 
-    /// [`ConnReq::connect`] as the C API's `rpma_conn_req_connect` calls
-    /// it: the request and the connection on the heap, and `None` for no
-    /// private data. The request is consumed whatever happens; until its parts move
-    /// into the connection, a failure releases (and rejects) it on drop.
-    ///
-    /// Every request already has the event channel its connection keeps:
-    /// an active one from [`ConnReq::new`], an incoming one from the moment
-    /// its endpoint handed it out (the C library makes the passive side's
-    /// after the accept, when the endpoint may be gone and another thread
-    /// waiting on the endpoint may have taken the new connection's
-    /// events). Two things come before the connect or accept, so that their
-    /// failure releases (or rejects) the request: the connection object,
-    /// and the peer's flush region, which only the peer's first connection
-    /// that emulates flush registers (later ones find it with one atomic
-    /// load). The C library registers one after the accept, and when that
-    /// fails it waits in `rdma_disconnect` for longer than the tests allow
-    /// (rpma_conn_req_connect(3), NOTES).
-    ///
-    /// # Errors
-    /// `Error::Inval` when `pdata` is longer than 255 bytes; `Error::NoMem`
-    /// when the connection or the peer's flush target page cannot be
-    /// allocated; `Error::Provider` when the flush target cannot be
-    /// registered (`ibv_reg_mr`), or `rdma_connect` or `rdma_accept`
-    /// fails.
-    // Boxed, as C holds it: taken by value, the request was first copied out
-    // of its box.
-    #[allow(clippy::boxed_local)] // the box is what C holds
-    pub fn connect_boxed(mut self: Box<Self>, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
-        // rdma_cm's length is one byte: longer data is refused, not cut
-        if pdata.is_some_and(|d| d.len() > usize::from(u8::MAX)) {
-            return Err(Error::Inval);
+    raw_api! {
+        /// [`ConnReq::connect`] as the C API's `rpma_conn_req_connect` calls
+        /// it: the request and the connection on the heap, and `None` for no
+        /// private data. The request is consumed whatever happens; until its parts move
+        /// into the connection, a failure releases (and rejects) it on drop.
+        ///
+        /// Every request already has the event channel its connection keeps:
+        /// an active one from [`ConnReq::new`], an incoming one from the moment
+        /// its endpoint handed it out (the C library makes the passive side's
+        /// after the accept, when the endpoint may be gone and another thread
+        /// waiting on the endpoint may have taken the new connection's
+        /// events). Two things come before the connect or accept, so that their
+        /// failure releases (or rejects) the request: the connection object,
+        /// and the peer's flush region, which only the peer's first connection
+        /// that emulates flush registers (later ones find it with one atomic
+        /// load). The C library registers one after the accept, and when that
+        /// fails it waits in `rdma_disconnect` for longer than the tests allow
+        /// (rpma_conn_req_connect(3), NOTES).
+        ///
+        /// # Errors
+        /// `Error::Inval` when `pdata` is longer than 255 bytes; `Error::NoMem`
+        /// when the connection or the peer's flush target page cannot be
+        /// allocated; `Error::Provider` when the flush target cannot be
+        /// registered (`ibv_reg_mr`), or `rdma_connect` or `rdma_accept`
+        /// fails.
+        // boxed, as C holds it: taken by value, the request was first
+        // copied out of its box
+        #[allow(clippy::boxed_local)]
+        fn connect_boxed(mut self: Box<Self>, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
+            // rdma_cm's length is one byte: longer data is refused, not cut
+            if pdata.is_some_and(|d| d.len() > usize::from(u8::MAX)) {
+                return Err(Error::Inval);
+            }
+            let parts = self.parts.take().expect("present until released");
+            let (ack_timeout, rnr_timer) = (parts.peer.ack_timeout(), parts.peer.min_rnr_timer());
+            let mut param = conn_param(pdata, ack_timeout);
+            // the timeout reaches the queue pair when it is made ready to send,
+            // inside the accept or after the connect
+            timeouts::apply(&parts.id, ack_timeout);
+            let passive = self.passive;
+            let private_data = self.private_data.take();
+            // A failed allocation drops the connection, which releases the
+            // parts (and rejects an incoming request) as the request would.
+            let mut conn = try_box(Conn::new(parts, passive))?;
+            conn.take_flush_target()?;
+            if passive {
+                conn.accept(&mut param)?;
+                conn.set_min_rnr_timer(rnr_timer);
+                conn.keep_private_data(private_data);
+            } else {
+                conn.set_min_rnr_timer_when_established(rnr_timer);
+                conn.connect(&mut param)?;
+            }
+            Ok(conn)
         }
-        let parts = self.parts.take().expect("present until released");
-        let (ack_timeout, rnr_timer) = (parts.peer.ack_timeout(), parts.peer.min_rnr_timer());
-        let mut param = conn_param(pdata, ack_timeout);
-        // the timeout reaches the queue pair when it is made ready to send,
-        // inside the accept or after the connect
-        timeouts::apply(&parts.id, ack_timeout);
-        let passive = self.passive;
-        let private_data = self.private_data.take();
-        // A failed allocation drops the connection, which releases the
-        // parts (and rejects an incoming request) as the request would.
-        let mut conn = try_box(Conn::new(parts, passive))?;
-        conn.take_flush_target()?;
-        if passive {
-            conn.accept(&mut param)?;
-            conn.set_min_rnr_timer(rnr_timer);
-            conn.keep_private_data(private_data);
-        } else {
-            conn.set_min_rnr_timer_when_established(rnr_timer);
-            conn.connect(&mut param)?;
-        }
-        Ok(conn)
     }
 
     fn release(&mut self) -> Result<()> {

@@ -67,33 +67,35 @@ impl Ep {
         Ok(ep)
     }
 
-    /// [`Ep::listen`] as the C API's `rpma_ep_listen` calls it: the address
-    /// (or a host name) and the port as C strings. This endpoint does not
-    /// keep `peer`: once nothing else holds it, it refuses requests
-    /// (`Error::Inval`), as [`Peer::delete`] says.
-    ///
-    /// # Errors
-    /// As [`Ep::listen`]; `Error::Provider` (`rdma_getaddrinfo`) when the
-    /// address cannot be resolved.
-    pub fn listen_cstr(peer: &Peer, addr: &CStr, port: &CStr) -> Result<Ep> {
-        let evch = EventChannel::new()?;
-        let id = CmId::new(Some(&evch))?;
-        let info = AddrInfo::resolve(addr, Some(port), true)?;
-        id.bind(&info)?;
-        id.listen()?;
-        rpma_log!(
-            Level::Notice,
-            Op::EpListen,
-            "Waiting for incoming connection on {}:{}",
-            addr.to_string_lossy(),
-            port.to_string_lossy()
-        );
-        Ok(Ep {
-            id: Some(id),
-            evch,
-            peer: peer.downgrade(),
-            _held: None,
-        })
+    raw_api! {
+        /// [`Ep::listen`] as the C API's `rpma_ep_listen` calls it: the address
+        /// (or a host name) and the port as C strings. This endpoint does not
+        /// keep `peer`: once nothing else holds it, it refuses requests
+        /// (`Error::Inval`), as [`Peer::delete`] says.
+        ///
+        /// # Errors
+        /// As [`Ep::listen`]; `Error::Provider` (`rdma_getaddrinfo`) when the
+        /// address cannot be resolved.
+        fn listen_cstr(peer: &Peer, addr: &CStr, port: &CStr) -> Result<Ep> {
+            let evch = EventChannel::new()?;
+            let id = CmId::new(Some(&evch))?;
+            let info = AddrInfo::resolve(addr, Some(port), true)?;
+            id.bind(&info)?;
+            id.listen()?;
+            rpma_log!(
+                Level::Notice,
+                Op::EpListen,
+                "Waiting for incoming connection on {}:{}",
+                addr.to_string_lossy(),
+                port.to_string_lossy()
+            );
+            Ok(Ep {
+                id: Some(id),
+                evch,
+                peer: peer.downgrade(),
+                _held: None,
+            })
+        }
     }
 
     /// The fd of the endpoint's event channel (readable when a request
@@ -147,16 +149,18 @@ impl Ep {
         ready::take_within(self.fd(), Some(timeout), || self.try_next_request(cfg))
     }
 
-    /// [`Ep::next_request`] as the C API's `rpma_ep_next_conn_req` calls it:
-    /// the request on the heap, and the wait `rdma_get_cm_event`'s own,
-    /// blocking or not as the fd is.
-    ///
-    /// # Errors
-    /// As [`Ep::next_request`]; also `Error::NoEvent` when librdmacm has
-    /// none (ENODATA), and `Error::Provider` (EAGAIN) when none waits on a
-    /// non-blocking fd.
-    pub fn next_conn_req(&self, cfg: Option<&ConnCfg>) -> Result<Box<ConnReq>> {
-        self.take_conn_req(self.evch.next(Op::EpNextConnReq)?, cfg)
+    raw_api! {
+        /// [`Ep::next_request`] as the C API's `rpma_ep_next_conn_req` calls it:
+        /// the request on the heap, and the wait `rdma_get_cm_event`'s own,
+        /// blocking or not as the fd is.
+        ///
+        /// # Errors
+        /// As [`Ep::next_request`]; also `Error::NoEvent` when librdmacm has
+        /// none (ENODATA), and `Error::Provider` (EAGAIN) when none waits on a
+        /// non-blocking fd.
+        fn next_conn_req(&self, cfg: Option<&ConnCfg>) -> Result<Box<ConnReq>> {
+            self.take_conn_req(self.evch.next(Op::EpNextConnReq)?, cfg)
+        }
     }
 
     fn take_conn_req(&self, ev: CmEvent, cfg: Option<&ConnCfg>) -> Result<Box<ConnReq>> {

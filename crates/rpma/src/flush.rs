@@ -72,38 +72,40 @@ impl Conn {
         self.flush_at(dst.mr, dst.offset, dst.len, kind, completion, context)
     }
 
-    /// Makes the data written before it to `dst` visible (or persistent)
-    /// at the peer, as far as the connection and the region allow. An
-    /// emulated flush reads a fixed 8 bytes at `dst_offset`, whatever
-    /// `len`.
-    ///
-    /// # Errors
-    /// `Error::NoSupp` when `dst`'s usage does not allow `kind`, or `kind`
-    /// is persistent and the remote peer did not declare direct write to
-    /// persistent memory; `Error::Provider` when the post fails
-    /// (`ibv_wr_complete` natively, else `ibv_post_send`).
-    #[inline]
-    pub fn flush_at(
-        &self,
-        dst: &MrRemote,
-        dst_offset: usize,
-        len: usize,
-        kind: FlushType,
-        completion: Completion,
-        op_context: u64,
-    ) -> Result<()> {
-        check(kind, self.direct_write_to_pmem(), dst)?;
-        let remote = dst.at(dst_offset);
-        // A connection holds a flush target exactly when its queue pair
-        // has no native flush.
-        match self.flush_target() {
-            None => self
-                .native()
-                .flush(remote, len, kind.placement(), completion, op_context),
-            Some(target) => SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
-                .sge(Some(target.sge()))
-                .remote(remote)
-                .post(self.qp(), Kind::Read),
+    raw_api! {
+        /// Makes the data written before it to `dst` visible (or persistent)
+        /// at the peer, as far as the connection and the region allow. An
+        /// emulated flush reads a fixed 8 bytes at `dst_offset`, whatever
+        /// `len`.
+        ///
+        /// # Errors
+        /// `Error::NoSupp` when `dst`'s usage does not allow `kind`, or `kind`
+        /// is persistent and the remote peer did not declare direct write to
+        /// persistent memory; `Error::Provider` when the post fails
+        /// (`ibv_wr_complete` natively, else `ibv_post_send`).
+        #[inline]
+        fn flush_at(
+            &self,
+            dst: &MrRemote,
+            dst_offset: usize,
+            len: usize,
+            kind: FlushType,
+            completion: Completion,
+            op_context: u64,
+        ) -> Result<()> {
+            check(kind, self.direct_write_to_pmem(), dst)?;
+            let remote = dst.at(dst_offset);
+            // A connection holds a flush target exactly when its queue pair
+            // has no native flush.
+            match self.flush_target() {
+                None => self
+                    .native()
+                    .flush(remote, len, kind.placement(), completion, op_context),
+                Some(target) => SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
+                    .sge(Some(target.sge()))
+                    .remote(remote)
+                    .post(self.qp(), Kind::Read),
+            }
         }
     }
 }

@@ -122,7 +122,7 @@
 //! it went.
 //!
 //! The objects also have the forms the C face calls (`*_at`, `*_raw`,
-//! `*_cstr`, [`MrLocal::reg_raw`](mr::MrLocal::reg_raw), ...): regions,
+//! `*_cstr`, `MrLocal::reg_raw`, ..., with the feature `raw`): regions,
 //! offsets and lengths unchecked against each other, C strings, heap
 //! handles, and memory registered on the word of a C caller.
 //!
@@ -175,7 +175,12 @@ macro_rules! raw_api {
 #[macro_use]
 pub mod log;
 
+// Fallible allocation: public for the C face (feature `raw`), whose
+// handles must report an exhausted heap rather than abort.
+#[cfg(feature = "raw")]
 pub mod alloc;
+#[cfg(not(feature = "raw"))]
+mod alloc;
 pub mod conn;
 pub mod conn_cfg;
 pub mod conn_req;

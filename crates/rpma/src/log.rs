@@ -129,7 +129,7 @@ pub enum Op {
     SetMinRnrTimer,
     /// [`Ep::listen`](crate::ep::Ep::listen).
     EpListen,
-    /// [`Ep::next_conn_req`](crate::ep::Ep::next_conn_req).
+    /// [`Ep::next_request`](crate::ep::Ep::next_request) and its C form.
     EpNextConnReq,
     /// [`Conn::next_event`](crate::conn::Conn::next_event).
     ConnNextEvent,
@@ -209,11 +209,13 @@ impl Op {
 /// [`Op::as_cstr`] (see [`set_op_names`]).
 static OP_NAMES: OnceLock<fn(Op) -> &'static CStr> = OnceLock::new();
 
-/// Makes every record name its operation by `names` rather than by the
-/// crate's own names, for an embedding with names of its own (the C face
-/// gives the C library's function names). The first call counts.
-pub fn set_op_names(names: fn(Op) -> &'static CStr) {
-    let _ = OP_NAMES.set(names);
+raw_api! {
+    /// Makes every record name its operation by `names` rather than by the
+    /// crate's own names, for an embedding with names of its own (the C face
+    /// gives the C library's function names). The first call counts.
+    fn set_op_names(names: fn(Op) -> &'static CStr) {
+        let _ = OP_NAMES.set(names);
+    }
 }
 
 fn op_name(op: Op) -> &'static CStr {
@@ -259,7 +261,7 @@ impl<'a> Record<'a> {
     }
 
     /// The operation's name: [`Op::as_cstr`], or the embedding's name for
-    /// it ([`set_op_names`]).
+    /// it (the C face gives the C library's function names).
     pub fn function(&self) -> &'static str {
         self.function_c().to_str().unwrap_or("")
     }

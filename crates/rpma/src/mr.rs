@@ -125,40 +125,42 @@ impl MrLocal {
         Ok(r)
     }
 
-    /// Registers `size` bytes at `ptr` with the peer's protection domain,
-    /// with the access rights `usage` needs. The constructor of the C API's
-    /// `rpma_mr_reg`, whose memory Rust cannot see: Rust code uses
-    /// [`Region::reg`](crate::owned::Region::reg) or
-    /// [`MrLocal::reg_scoped`].
-    ///
-    /// # Safety
-    /// The memory stays allocated until the region is deregistered: the
-    /// device reads and writes it (remote peers too, as `usage` allows)
-    /// without the compiler knowing. (The region holds the peer itself.)
-    ///
-    /// # Errors
-    /// `Error::Inval` for a null `ptr`, a zero `size` or an empty `usage`;
-    /// `Error::Provider` when the provider refuses the registration
-    /// (`ibv_reg_mr`, after its fallbacks).
-    #[inline]
-    pub unsafe fn reg_raw(
-        peer: &Peer,
-        ptr: *mut c_void,
-        size: usize,
-        usage: Usage,
-    ) -> Result<MrLocal> {
-        if ptr.is_null() || size == 0 || usage.is_empty() {
-            return Err(Error::Inval);
+    raw_api! {
+        /// Registers `size` bytes at `ptr` with the peer's protection domain,
+        /// with the access rights `usage` needs. The constructor of the C API's
+        /// `rpma_mr_reg`, whose memory Rust cannot see: Rust code uses
+        /// [`Region::reg`](crate::owned::Region::reg) or
+        /// [`MrLocal::reg_scoped`].
+        ///
+        /// # Safety
+        /// The memory stays allocated until the region is deregistered: the
+        /// device reads and writes it (remote peers too, as `usage` allows)
+        /// without the compiler knowing. (The region holds the peer itself.)
+        ///
+        /// # Errors
+        /// `Error::Inval` for a null `ptr`, a zero `size` or an empty `usage`;
+        /// `Error::Provider` when the provider refuses the registration
+        /// (`ibv_reg_mr`, after its fallbacks).
+        #[inline]
+        unsafe fn reg_raw(
+            peer: &Peer,
+            ptr: *mut c_void,
+            size: usize,
+            usage: Usage,
+        ) -> Result<MrLocal> {
+            if ptr.is_null() || size == 0 || usage.is_empty() {
+                return Err(Error::Inval);
+            }
+            let access = usage.access(peer.is_iwarp(), peer.has_native_flush());
+            // SAFETY: the PD is live; the memory is the caller's (contract).
+            let reg =
+                unsafe { Registration::new(peer.pd(), ptr, size, access, peer.is_odp_capable()) }?;
+            Ok(MrLocal {
+                reg,
+                peer: peer.clone(),
+                usage,
+            })
         }
-        let access = usage.access(peer.is_iwarp(), peer.has_native_flush());
-        // SAFETY: the PD is live; the memory is the caller's (contract).
-        let reg =
-            unsafe { Registration::new(peer.pd(), ptr, size, access, peer.is_odp_capable()) }?;
-        Ok(MrLocal {
-            reg,
-            peer: peer.clone(),
-            usage,
-        })
     }
 }
 

@@ -397,9 +397,9 @@ impl Peer {
     /// shared receive queue made on the peer lives, or another clone of
     /// it, the domain stays for them and this reports what the C library's
     /// `ibv_dealloc_pd` would: `Error::Provider`, with the log of a failure
-    /// with `EBUSY`. An endpoint of the C API's
-    /// ([`Ep::listen_cstr`](crate::ep::Ep::listen_cstr)) does not hold the
-    /// domain: once the peer is gone it can take no more requests.
+    /// with `EBUSY`. An endpoint of the C API's (`rpma_ep_listen`) does
+    /// not hold the domain: once the peer is gone it can take no more
+    /// requests.
     ///
     /// The peer's reference to the shared flush target goes first; while
     /// connections remain, the last of them deregisters it.

@@ -112,26 +112,28 @@ impl Srq {
         self.recv_at(Some(dst.mr), dst.offset, dst.len, context)
     }
 
-    /// [`Srq::recv`] as C calls it: `len` bytes at `offset` of `dst`,
-    /// or nothing (a 0-byte buffer; on iWARP one empty scatter/gather
-    /// entry, as for a connection's receive).
-    ///
-    /// # Errors
-    /// `Error::Inval` when `dst` is `None` but `offset` or `len` is
-    /// not 0, or the range is outside `dst`; otherwise as [`Srq::recv`].
-    pub fn recv_at(
-        &self,
-        dst: Option<&MrLocal>,
-        offset: usize,
-        len: usize,
-        op_context: u64,
-    ) -> Result<()> {
-        let sge = local_end(dst, offset, len)?;
-        post::recv(
-            post::RecvQueue::Srq(self.as_ptr()),
-            post::entry_for(sge, self.queue.iwarp),
-            op_context,
-        )
+    raw_api! {
+        /// [`Srq::recv`] as C calls it: `len` bytes at `offset` of `dst`,
+        /// or nothing (a 0-byte buffer; on iWARP one empty scatter/gather
+        /// entry, as for a connection's receive).
+        ///
+        /// # Errors
+        /// `Error::Inval` when `dst` is `None` but `offset` or `len` is
+        /// not 0, or the range is outside `dst`; otherwise as [`Srq::recv`].
+        fn recv_at(
+            &self,
+            dst: Option<&MrLocal>,
+            offset: usize,
+            len: usize,
+            op_context: u64,
+        ) -> Result<()> {
+            let sge = local_end(dst, offset, len)?;
+            post::recv(
+                post::RecvQueue::Srq(self.as_ptr()),
+                post::entry_for(sge, self.queue.iwarp),
+                op_context,
+            )
+        }
     }
 
     /// The SRQ's own receive CQ, if it has one (otherwise each connection's

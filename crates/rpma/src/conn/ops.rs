@@ -200,152 +200,162 @@ impl Conn {
         self.recv_at(Some(dst.mr), dst.offset, dst.len, context)
     }
 
-    /// Reads `len` bytes at `src_offset` of the remote region into
-    /// `dst_offset` of a local one. Without both regions it is the 0-byte
-    /// read (offsets and length 0), which orders like any other read; on
-    /// iWARP it is posted with one empty scatter/gather entry, since siw
-    /// would otherwise reuse the last request's.
-    ///
-    /// # Errors
-    /// `Error::Inval` when only one region is given, or neither with a
-    /// non-zero offset or length; `Error::Provider` when `ibv_post_send`
-    /// fails (the send queue is full, or the provider refuses the post).
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    pub fn read_at(
-        &self,
-        dst: Option<&MrLocal>,
-        dst_offset: usize,
-        src: Option<&MrRemote>,
-        src_offset: usize,
-        len: usize,
-        completion: Completion,
-        op_context: u64,
-    ) -> Result<()> {
-        let (sge, remote) = one_sided_ends(dst, dst_offset, src, src_offset, len)?;
-        SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
-            .sge(post::entry_for(sge, self.iwarp))
-            .remote(remote)
-            .post(self.qp(), Kind::Read)
+    raw_api! {
+        /// Reads `len` bytes at `src_offset` of the remote region into
+        /// `dst_offset` of a local one. Without both regions it is the 0-byte
+        /// read (offsets and length 0), which orders like any other read; on
+        /// iWARP it is posted with one empty scatter/gather entry, since siw
+        /// would otherwise reuse the last request's.
+        ///
+        /// # Errors
+        /// `Error::Inval` when only one region is given, or neither with a
+        /// non-zero offset or length; `Error::Provider` when `ibv_post_send`
+        /// fails (the send queue is full, or the provider refuses the post).
+        #[allow(clippy::too_many_arguments)]
+        #[inline]
+        fn read_at(
+            &self,
+            dst: Option<&MrLocal>,
+            dst_offset: usize,
+            src: Option<&MrRemote>,
+            src_offset: usize,
+            len: usize,
+            completion: Completion,
+            op_context: u64,
+        ) -> Result<()> {
+            let (sge, remote) = one_sided_ends(dst, dst_offset, src, src_offset, len)?;
+            SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
+                .sge(post::entry_for(sge, self.iwarp))
+                .remote(remote)
+                .post(self.qp(), Kind::Read)
+        }
     }
 
-    /// Writes `len` bytes at `src_offset` of a local region to `dst_offset`
-    /// of the remote one; `imm` makes it a write with immediate data, which
-    /// consumes a receive at the peer.
-    ///
-    /// # Errors
-    /// As [`Conn::read_at`].
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    pub fn write_at(
-        &self,
-        dst: Option<&MrRemote>,
-        dst_offset: usize,
-        src: Option<&MrLocal>,
-        src_offset: usize,
-        len: usize,
-        completion: Completion,
-        imm: Option<u32>,
-        op_context: u64,
-    ) -> Result<()> {
-        let (sge, remote) = one_sided_ends(src, src_offset, dst, dst_offset, len)?;
-        let wr = match imm {
-            None => SendWr::new(sys::IBV_WR_RDMA_WRITE, completion, op_context),
-            Some(imm) => {
-                SendWr::new(sys::IBV_WR_RDMA_WRITE_WITH_IMM, completion, op_context).imm(imm)
+    raw_api! {
+        /// Writes `len` bytes at `src_offset` of a local region to `dst_offset`
+        /// of the remote one; `imm` makes it a write with immediate data, which
+        /// consumes a receive at the peer.
+        ///
+        /// # Errors
+        /// As [`Conn::read_at`].
+        #[allow(clippy::too_many_arguments)]
+        #[inline]
+        fn write_at(
+            &self,
+            dst: Option<&MrRemote>,
+            dst_offset: usize,
+            src: Option<&MrLocal>,
+            src_offset: usize,
+            len: usize,
+            completion: Completion,
+            imm: Option<u32>,
+            op_context: u64,
+        ) -> Result<()> {
+            let (sge, remote) = one_sided_ends(src, src_offset, dst, dst_offset, len)?;
+            let wr = match imm {
+                None => SendWr::new(sys::IBV_WR_RDMA_WRITE, completion, op_context),
+                Some(imm) => {
+                    SendWr::new(sys::IBV_WR_RDMA_WRITE_WITH_IMM, completion, op_context).imm(imm)
+                }
+            };
+            wr.sge(sge).remote(remote).post(self.qp(), Kind::Write)
+        }
+    }
+
+    raw_api! {
+        /// Writes 8 bytes to an 8-byte aligned offset of the remote region in
+        /// one piece: a native RDMA ATOMIC WRITE where the QP has it; otherwise
+        /// an inline RDMA write (so `src` needs no registration) fenced behind
+        /// earlier reads, which keeps it after the flushes posted before it.
+        ///
+        /// # Errors
+        /// `Error::Inval` when `dst_offset` is not a multiple of 8;
+        /// `Error::Provider` when the post fails (`ibv_wr_complete` natively,
+        /// else `ibv_post_send`).
+        #[inline]
+        fn atomic_write_at(
+            &self,
+            dst: &MrRemote,
+            dst_offset: usize,
+            src: &[u8; ATOMIC_WRITE_LEN],
+            completion: Completion,
+            op_context: u64,
+        ) -> Result<()> {
+            if dst_offset % ATOMIC_WRITE_LEN != 0 {
+                return Err(Error::Inval);
             }
-        };
-        wr.sge(sge).remote(remote).post(self.qp(), Kind::Write)
-    }
-
-    /// Writes 8 bytes to an 8-byte aligned offset of the remote region in
-    /// one piece: a native RDMA ATOMIC WRITE where the QP has it; otherwise
-    /// an inline RDMA write (so `src` needs no registration) fenced behind
-    /// earlier reads, which keeps it after the flushes posted before it.
-    ///
-    /// # Errors
-    /// `Error::Inval` when `dst_offset` is not a multiple of 8;
-    /// `Error::Provider` when the post fails (`ibv_wr_complete` natively,
-    /// else `ibv_post_send`).
-    #[inline]
-    pub fn atomic_write_at(
-        &self,
-        dst: &MrRemote,
-        dst_offset: usize,
-        src: &[u8; ATOMIC_WRITE_LEN],
-        completion: Completion,
-        op_context: u64,
-    ) -> Result<()> {
-        if dst_offset % ATOMIC_WRITE_LEN != 0 {
-            return Err(Error::Inval);
+            let remote = dst.at(dst_offset);
+            if self.native.atomic_write {
+                return self
+                    .native
+                    .atomic_write(remote, src, completion, op_context);
+            }
+            let sge = sys::ibv_sge {
+                addr: src.as_ptr() as u64,
+                length: ATOMIC_WRITE_LEN as u32,
+                lkey: 0,
+            };
+            SendWr::new(sys::IBV_WR_RDMA_WRITE, completion, op_context)
+                .extra_flags(sys::IBV_SEND_INLINE | sys::IBV_SEND_FENCE)
+                .sge(Some(sge))
+                .remote(remote)
+                .post(self.qp(), Kind::AtomicWrite)
         }
-        let remote = dst.at(dst_offset);
-        if self.native.atomic_write {
-            return self
-                .native
-                .atomic_write(remote, src, completion, op_context);
+    }
+
+    raw_api! {
+        /// Sends `len` bytes at `offset` of `src` (nothing: a 0-byte message),
+        /// with immediate data when `imm` is given.
+        ///
+        /// # Errors
+        /// `Error::Inval` when `src` is `None` but `offset` or `len` is not 0;
+        /// `Error::Provider` when `ibv_post_send` fails (the send queue is full,
+        /// or the provider refuses the post).
+        #[inline]
+        fn send_at(
+            &self,
+            src: Option<&MrLocal>,
+            offset: usize,
+            len: usize,
+            completion: Completion,
+            imm: Option<u32>,
+            op_context: u64,
+        ) -> Result<()> {
+            let sge = local_end(src, offset, len)?;
+            let wr = match imm {
+                None => SendWr::new(sys::IBV_WR_SEND, completion, op_context),
+                Some(imm) => SendWr::new(sys::IBV_WR_SEND_WITH_IMM, completion, op_context).imm(imm),
+            };
+            wr.sge(sge).post(self.qp(), Kind::Send)
         }
-        let sge = sys::ibv_sge {
-            addr: src.as_ptr() as u64,
-            length: ATOMIC_WRITE_LEN as u32,
-            lkey: 0,
-        };
-        SendWr::new(sys::IBV_WR_RDMA_WRITE, completion, op_context)
-            .extra_flags(sys::IBV_SEND_INLINE | sys::IBV_SEND_FENCE)
-            .sge(Some(sge))
-            .remote(remote)
-            .post(self.qp(), Kind::AtomicWrite)
     }
 
-    /// Sends `len` bytes at `offset` of `src` (nothing: a 0-byte message),
-    /// with immediate data when `imm` is given.
-    ///
-    /// # Errors
-    /// `Error::Inval` when `src` is `None` but `offset` or `len` is not 0;
-    /// `Error::Provider` when `ibv_post_send` fails (the send queue is full,
-    /// or the provider refuses the post).
-    #[inline]
-    pub fn send_at(
-        &self,
-        src: Option<&MrLocal>,
-        offset: usize,
-        len: usize,
-        completion: Completion,
-        imm: Option<u32>,
-        op_context: u64,
-    ) -> Result<()> {
-        let sge = local_end(src, offset, len)?;
-        let wr = match imm {
-            None => SendWr::new(sys::IBV_WR_SEND, completion, op_context),
-            Some(imm) => SendWr::new(sys::IBV_WR_SEND_WITH_IMM, completion, op_context).imm(imm),
-        };
-        wr.sge(sge).post(self.qp(), Kind::Send)
-    }
-
-    /// Posts a buffer for the next message of the peer (nothing: a 0-byte
-    /// buffer, which on iWARP is one empty scatter/gather entry, since
-    /// libsiw refuses a receive without one).
-    ///
-    /// # Errors
-    /// `Error::Inval` when `dst` is `None` but `offset` or `len` is not 0;
-    /// `Error::Provider` when `ibv_post_recv` fails (the receive queue is
-    /// full), or when the connection uses an SRQ and so has no receive
-    /// queue of its own: the library refuses that post itself, as rxe
-    /// would (`EINVAL`), since libsiw crashes on it.
-    #[inline]
-    pub fn recv_at(
-        &self,
-        dst: Option<&MrLocal>,
-        offset: usize,
-        len: usize,
-        op_context: u64,
-    ) -> Result<()> {
-        let sge = local_end(dst, offset, len)?;
-        post::recv(
-            post::RecvQueue::Qp(self.qp()),
-            post::entry_for(sge, self.iwarp),
-            op_context,
-        )
+    raw_api! {
+        /// Posts a buffer for the next message of the peer (nothing: a 0-byte
+        /// buffer, which on iWARP is one empty scatter/gather entry, since
+        /// libsiw refuses a receive without one).
+        ///
+        /// # Errors
+        /// `Error::Inval` when `dst` is `None` but `offset` or `len` is not 0;
+        /// `Error::Provider` when `ibv_post_recv` fails (the receive queue is
+        /// full), or when the connection uses an SRQ and so has no receive
+        /// queue of its own: the library refuses that post itself, as rxe
+        /// would (`EINVAL`), since libsiw crashes on it.
+        #[inline]
+        fn recv_at(
+            &self,
+            dst: Option<&MrLocal>,
+            offset: usize,
+            len: usize,
+            op_context: u64,
+        ) -> Result<()> {
+            let sge = local_end(dst, offset, len)?;
+            post::recv(
+                post::RecvQueue::Qp(self.qp()),
+                post::entry_for(sge, self.iwarp),
+                op_context,
+            )
+        }
     }
 
     /// Blocks until a queue of the connection reports to the shared
