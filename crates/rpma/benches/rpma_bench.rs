@@ -24,8 +24,8 @@ use std::time::Instant;
 use rpma::conn::ConnEvent;
 use rpma::cq::{WcOpcode, WorkCompletion};
 use rpma::mr::{MrRemote, Usage};
-use rpma::owned::{Conn, ConnCfg, Opts, Peer, Region};
 use rpma::peer_cfg::PeerCfg;
+use rpma::{Conn, ConnCfg, Opts, Peer, Region};
 use rpma::{Error, FlushType};
 
 /// rpma-bench.c's sizes: QD slots of at most 1 MiB on each side.
@@ -151,7 +151,7 @@ fn connect(peer: &Peer, addr: SocketAddr, case: Case, size: usize, qd: usize) ->
     for v in [case.wire(), size as u32, qd as u32] {
         req.extend_from_slice(&v.to_ne_bytes());
     }
-    let conn = rpma::owned::ConnReq::new(peer, addr, Some(&cfg))
+    let conn = rpma::ConnReq::new(peer, addr, Some(&cfg))
         .or_die("ConnReq::new")
         .connect(&req)
         .or_die("ConnReq::connect");

@@ -8,8 +8,8 @@
 //! private_data client <addr> <port>     # addr: the server's address
 //! ```
 //!
-//! Each side exits 0 after printing "<side>: done". Written on the owned
-//! handles (`rpma::owned`), whose waits take their deadlines themselves.
+//! Each side exits 0 after printing "<side>: done". Its waits take their
+//! deadlines themselves (`next_request_timeout`, `next_event_timeout`).
 
 #[allow(dead_code)]
 mod common;
@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use common::{step, text, Res};
 use rpma::conn::ConnEvent;
-use rpma::owned::{Conn, ConnCfg, ConnReq, Ep, Peer};
+use rpma::{Conn, ConnCfg, ConnReq, Ep, Peer};
 
 /// What the client says in its connect request (at most 56 bytes on IB
 /// and RoCE).

@@ -25,9 +25,9 @@ use rpma::conn_req::ConnReq;
 use rpma::cq::WcOpcode;
 use rpma::ep::Ep;
 use rpma::mr::Usage;
-use rpma::owned::Region;
 use rpma::peer::{Device, Peer};
 use rpma::srq::Srq;
+use rpma::Region;
 
 /// The connections (clients) the server serves.
 const CLIENTS: usize = 3;

@@ -40,10 +40,10 @@ use rpma::conn_req::ConnReq;
 use rpma::cq::{WcOpcode, WorkCompletion};
 use rpma::ep::Ep;
 use rpma::mr::{MrRemote, Usage};
-use rpma::owned::Region;
 use rpma::peer::{Device, Peer};
 use rpma::peer_cfg::PeerCfg;
 use rpma::FlushType;
+use rpma::Region;
 
 // The protocol, as common.h of the C example has it.
 const WELCOME_MAGIC: u32 = 0x5746_5031; // "WFP1"

@@ -3,15 +3,16 @@
 //! writes and atomic writes to a peer's memory, flushes to its
 //! visibility or persistence, and messages.
 //!
-//! Start with [`owned`]: handles that own what they need, so they move
-//! into threads and tasks, operations on checked ranges, and options
-//! built by name. The modules beside it ([`peer`], [`mr`], [`conn`], ...)
-//! are the C library's objects, each holding a clone of its [`Peer`]
-//! (shared by reference counting); `librpma.so.0`, the drop-in
-//! replacement for the C library, is built on them (crate `librpma`), and
-//! the owned handles wrap them.
-//!
-//! [`Peer`]: peer::Peer
+//! The objects are at the root: a [`Peer`] (a protection domain on an
+//! RDMA device), [`Region`]s of memory registered on it, an [`Ep`] that
+//! listens for [`ConnReq`]uests, the [`Conn`]ection a request becomes,
+//! and its completion queue ([`Cq`]). Each owns what it needs (a clone of
+//! its peer, its memory, the shared receive queue it uses), so it moves
+//! into a thread or a task. Operations take checked ranges
+//! ([`Local`], [`Remote`]) and [`Opts`]; waits come blocking, with a
+//! deadline, without waiting, and (feature `tokio`) cancel-safe async.
+//! `librpma.so.0`, the drop-in replacement for the C library (crate
+//! `librpma`), is built on the same objects.
 //!
 //! # A server
 //!
@@ -24,7 +25,7 @@
 //! use std::net::SocketAddr;
 //! use rpma::conn::ConnEvent;
 //! use rpma::mr::Usage;
-//! use rpma::owned::{Ep, Peer, Region};
+//! use rpma::{Ep, Peer, Region};
 //!
 //! fn serve(at: SocketAddr) -> rpma::Result<Vec<u8>> {
 //!     let peer = Peer::local(at.ip())?;
@@ -58,7 +59,7 @@
 //! use std::net::SocketAddr;
 //! use rpma::conn::ConnEvent;
 //! use rpma::mr::{MrRemote, Usage};
-//! use rpma::owned::{ConnReq, Opts, Peer, Region};
+//! use rpma::{ConnReq, Opts, Peer, Region};
 //! use rpma::{Error, FlushType, WorkCompletion};
 //!
 //! fn write(server: SocketAddr) -> rpma::Result<()> {
@@ -106,17 +107,14 @@
 //!
 //! # Objects
 //!
-//! Everything starts from a [`Peer`](peer::Peer) (a protection domain on
+//! Everything starts from a [`Peer`] (a protection domain on
 //! the RDMA device of an address, shared by reference counting).
 //! Everything made on the peer holds a clone of it, so the domain goes
 //! with the last of them, whatever the order: a local region
-//! ([`Region`](owned::Region), which owns its memory, or an
-//! [`MrLocal`](mr::MrLocal) lent a buffer by
-//! [`MrLocal::reg_scoped`](mr::MrLocal::reg_scoped)), an
-//! [`Ep`](ep::Ep) endpoint, the [`ConnReq`](conn_req::ConnReq) requests
-//! it or [`ConnReq::new`](conn_req::ConnReq::new) hands out, the
-//! [`Conn`](conn::Conn) connection a request becomes, and a
-//! [`Srq`](srq::Srq) shared receive queue, which the requests and
+//! ([`Region`], which owns its memory, or an [`MrLocal`] lent a buffer by
+//! [`MrLocal::reg_scoped`]), an [`Ep`] endpoint, the [`ConnReq`]
+//! requests it or [`ConnReq::new`] hands out, the [`Conn`] connection a
+//! request becomes, and a [`Srq`] shared receive queue, which the requests and
 //! connections made with it hold in turn. Dropping an object releases
 //! it; the `delete`/`dereg`/`shutdown` methods do the same and report how
 //! it went.
@@ -132,7 +130,7 @@
 //! import graph has no cycle (`cargo xtask check module-deps` checks it):
 //!
 //! ```text
-//! handles        owned (the objects gathered; Region: MrLocal + memory)
+//! handles        aio (async waits)   region (Region: MrLocal + memory)
 //! operations     flush (Conn::flush)      conn::ops (read, write, atomic
 //!                                          write, send, recv, wait)
 //! objects        ep -> conn_req -> conn -> queues -> peer, cq, srq
@@ -192,14 +190,12 @@ mod flush;
 mod flush_target;
 pub mod mr;
 mod native;
-pub mod owned;
 pub mod peer;
 pub mod peer_cfg;
 mod post;
 mod queues;
 mod range;
 mod ready;
-/// cbindgen:ignore
 mod region;
 pub mod srq;
 pub mod srq_cfg;
@@ -213,12 +209,52 @@ pub use rpma_sys as sys;
 #[cfg(not(feature = "raw"))]
 use rpma_sys as sys;
 
-pub use cq::{WcOpcode, WcStatus, WorkCompletion};
+// The objects a program uses, at the root. (aio and remote_serde add
+// methods and impls to them; cbindgen must not read them, as their types
+// share names with the C library's objects.)
+/// cbindgen:ignore
+#[cfg(feature = "tokio")]
+mod aio;
+/// cbindgen:ignore
+#[cfg(feature = "serde")]
+mod remote_serde;
+
+pub use conn::{Conn, ConnEvent, Opts};
+pub use conn_cfg::ConnCfg;
+pub use conn_req::ConnReq;
+pub use cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
+pub use ep::Ep;
 pub use error::{Error, Result};
 pub use flush::FlushType;
+pub use mr::{MrLocal, MrRemote, Usage};
+pub use peer::Peer;
 pub use post::Completion;
+pub use range::{Local, Range, Remote};
+pub use region::{Buffer, Region};
+pub use srq::Srq;
 
 /// The README's sketch, compiled as a doctest so it cannot drift from the API.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeSketch;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared_across_threads<T: Send + Sync + 'static>() {}
+    fn moved_across_threads<T: Send + 'static>() {}
+
+    #[test]
+    fn handles_can_move_into_threads_and_tasks() {
+        shared_across_threads::<Peer>();
+        shared_across_threads::<Region>();
+        shared_across_threads::<Region<Box<[u8]>>>();
+        shared_across_threads::<Ep>();
+        shared_across_threads::<Conn>();
+        shared_across_threads::<MrRemote>();
+        shared_across_threads::<Srq>();
+        shared_across_threads::<ConnCfg>();
+        moved_across_threads::<ConnReq>();
+    }
+}

@@ -105,7 +105,7 @@ impl MrLocal {
     /// ```
     ///
     /// # Errors
-    /// As [`Region::reg`](crate::owned::Region::reg), before `f` runs;
+    /// As [`Region::reg`](crate::Region::reg), before `f` runs;
     /// `Error::Provider` when the deregistration fails (`ibv_dereg_mr`),
     /// and what `f` returned is dropped.
     pub fn reg_scoped<R>(
@@ -129,7 +129,7 @@ impl MrLocal {
         /// Registers `size` bytes at `ptr` with the peer's protection domain,
         /// with the access rights `usage` needs. The constructor of the C API's
         /// `rpma_mr_reg`, whose memory Rust cannot see: Rust code uses
-        /// [`Region::reg`](crate::owned::Region::reg) or
+        /// [`Region::reg`](crate::Region::reg) or
         /// [`MrLocal::reg_scoped`].
         ///
         /// # Safety

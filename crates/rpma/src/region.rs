@@ -17,7 +17,7 @@ use crate::range::Local;
 /// region owns it.
 ///
 /// ```compile_fail,E0505
-/// use rpma::owned::{Peer, Region};
+/// use rpma::{Peer, Region};
 /// use rpma::mr::Usage;
 ///
 /// fn f(peer: &Peer) -> rpma::Result<()> {
@@ -131,7 +131,7 @@ impl<B: Buffer> Drop for Region<B> {
 /// drops it, after the registration is gone.
 ///
 /// ```
-/// use rpma::owned::Buffer;
+/// use rpma::Buffer;
 ///
 /// /// Page-aligned memory from the C allocator.
 /// struct Pages(std::ptr::NonNull<u8>, usize);

@@ -16,9 +16,9 @@ use rpma::conn_req::ConnReq;
 use rpma::cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
 use rpma::ep::Ep;
 use rpma::mr::{MrLocal, MrRemote, Usage};
-use rpma::owned::Region;
 use rpma::peer::{Device, Peer};
 use rpma::srq::Srq;
+use rpma::Region;
 use rpma::{Completion, Error, FlushType};
 
 #[cfg(feature = "tokio")]

@@ -1,4 +1,4 @@
-//! The owned handles' async waits (feature `tokio`) on rxe0: a wait
+//! The async waits (feature `tokio`) on rxe0: a wait
 //! cancelled by its deadline takes nothing, so the next wait finds what
 //! came meanwhile; and a connection moves into a spawned task.
 
@@ -7,7 +7,7 @@ use std::time::Duration;
 use rpma::conn::ConnEvent;
 use rpma::cq::WcStatus;
 use rpma::mr::{MrRemote, Usage};
-use rpma::owned::{ConnReq, Opts, Region};
+use rpma::{ConnReq, Opts, Region};
 use tokio::time::timeout;
 
 use super::owned::listening;

@@ -1,4 +1,4 @@
-//! The `# Errors` sections of the owned handles (and of what they hand
+//! The `# Errors` sections of the objects (and of what they hand
 //! out: the completion queues, the regions' `MrLocal`) checked on rxe0:
 //! each documented variant that a healthy device can be made to give, by
 //! bad arguments, sizes, usages, a full queue or a wrong channel, is
@@ -12,8 +12,8 @@ use rpma::conn::ConnEvent;
 use rpma::cq::WorkCompletion;
 use rpma::error::ProviderError;
 use rpma::mr::{Advice, AdviseFlags, MrLocal, MrRemote, Usage};
-use rpma::owned::{Conn, ConnCfg, ConnReq, Ep, Opts, Peer, Region, Srq};
 use rpma::srq_cfg::SrqCfg;
+use rpma::{Conn, ConnCfg, ConnReq, Ep, Opts, Peer, Region, Srq};
 use rpma::{Error, FlushType};
 
 use super::owned::listening;
@@ -583,8 +583,8 @@ fn async_waits_errors_are_the_documented_ones() {
     });
 }
 
-/// The core modules' `# Errors` the owned handles do not reach: NUL
-/// bytes, missing regions, non-blocking channels, a domain still in use.
+/// The `# Errors` the Rust forms do not reach: the C forms' missing
+/// regions and non-blocking channels, a domain still in use.
 #[test]
 #[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
 fn core_errors_are_the_documented_ones() {

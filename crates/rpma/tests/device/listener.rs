@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use rpma::conn::ConnEvent;
 use rpma::mr::Usage;
-use rpma::owned::{Conn, ConnReq, Ep, Opts, Peer, Region};
 use rpma::Error;
+use rpma::{Conn, ConnReq, Ep, Opts, Peer, Region};
 
 use super::owned::listening;
 use super::WAIT;

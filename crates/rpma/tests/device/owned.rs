@@ -1,4 +1,4 @@
-//! The owned handles (`rpma::owned`) on rxe0: handles moved into threads
+//! The objects on rxe0 as Rust programs use them: moved into threads
 //! that are not scoped, operations on checked ranges, and the arguments
 //! the handles refuse before anything is posted.
 
@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use rpma::conn::ConnEvent;
 use rpma::cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
 use rpma::mr::{MrRemote, Usage};
-use rpma::owned::{Conn, ConnCfg, ConnReq, Ep, Opts, Peer, Region, Srq};
+use rpma::{Conn, ConnCfg, ConnReq, Ep, Opts, Peer, Region, Srq};
 use rpma::{Error, FlushType};
 
 use super::{ip, port, WAIT};

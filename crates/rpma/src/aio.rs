@@ -16,9 +16,11 @@ use std::os::fd::BorrowedFd;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
-use super::{Conn, ConnCfg, ConnReq, Ep};
-use crate::conn::ConnEvent;
+use crate::conn::{Conn, ConnEvent};
+use crate::conn_cfg::ConnCfg;
+use crate::conn_req::ConnReq;
 use crate::cq::{Cq, WorkCompletion};
+use crate::ep::Ep;
 use crate::error::{Error, Result};
 use crate::log::Op;
 use crate::ready;
