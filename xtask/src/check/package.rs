@@ -15,7 +15,7 @@ const PACKED: [&str; 5] = [
     "README.md",
     "Cargo.toml",
     "src/lib.rs",
-    "src/owned/mod.rs",
+    "src/conn/mod.rs",
 ];
 const FIELDS: [&str; 4] = ["license", "description", "documentation", "readme"];
 /// The C library's version, which the crates must not borrow.
