@@ -40,7 +40,7 @@ use std::ptr::NonNull;
 use fake_provider::{Event, PrivateData};
 use libfuzzer_sys::fuzz_target;
 use rpma::conn::{Conn, ConnEvent};
-use rpma::conn_req::ConnReq;
+use rpma::ConnReq;
 use rpma::ep::Ep;
 use rpma::peer::Peer;
 use rpma::sys::*;

@@ -38,7 +38,7 @@ use std::ptr::NonNull;
 use fake_provider::Posted;
 use libfuzzer_sys::fuzz_target;
 use rpma::conn::Conn;
-use rpma::conn_req::ConnReq;
+use rpma::ConnReq;
 use rpma::mr::{MrLocal, MrRemote, Usage};
 use rpma::peer::Peer;
 use rpma::peer_cfg::PeerCfg;

@@ -4,10 +4,10 @@ use crate::conn_cfg::{for_request, ConnCfg};
 use crate::types::rpma_conn_private_data;
 use crate::{arg, boundary, c_str, out, put, take_handle};
 use rpma::conn::Conn;
-use rpma::conn_req::ConnReq;
 use rpma::error::Error;
 use rpma::mr::MrLocal;
 use rpma::peer::Peer;
+use rpma::ConnReq;
 
 /// Creates an outgoing connection request.
 ///

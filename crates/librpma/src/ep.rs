@@ -3,9 +3,9 @@ use std::os::fd::AsRawFd;
 
 use crate::conn_cfg::{for_request, ConnCfg};
 use crate::{arg, boundary, c_str, get, out, put, put_new, take_handle};
-use rpma::conn_req::ConnReq;
 use rpma::ep::Ep;
 use rpma::peer::Peer;
+use rpma::ConnReq;
 
 /// Starts listening for connections.
 ///

@@ -21,12 +21,12 @@ use std::time::Duration;
 use common::{check_wc, expect_event, fail, next_wc, socket_addr, step, text, Res};
 use rpma::conn::{Conn, ConnEvent, Opts};
 use rpma::conn_cfg::ConnCfg;
-use rpma::conn_req::ConnReq;
 use rpma::cq::WcOpcode;
 use rpma::ep::Ep;
 use rpma::mr::Usage;
 use rpma::peer::{Device, Peer};
 use rpma::srq::Srq;
+use rpma::ConnReq;
 use rpma::Region;
 
 /// The connections (clients) the server serves.

@@ -36,12 +36,12 @@ use common::Res;
 use common::{check_wc, expect_event, fail, next_event, next_wc, socket_addr, step};
 use rpma::conn::{ConnEvent, Opts};
 use rpma::conn_cfg::ConnCfg;
-use rpma::conn_req::ConnReq;
 use rpma::cq::{WcOpcode, WorkCompletion};
 use rpma::ep::Ep;
 use rpma::mr::{MrRemote, Usage};
 use rpma::peer::{Device, Peer};
 use rpma::peer_cfg::PeerCfg;
+use rpma::ConnReq;
 use rpma::FlushType;
 use rpma::Region;
 

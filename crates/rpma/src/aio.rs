@@ -16,9 +16,9 @@ use std::os::fd::BorrowedFd;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
+use crate::conn::req::ConnReq;
 use crate::conn::{Conn, ConnEvent};
 use crate::conn_cfg::ConnCfg;
-use crate::conn_req::ConnReq;
 use crate::cq::{Cq, WorkCompletion};
 use crate::ep::Ep;
 use crate::error::{Error, Result};

@@ -9,8 +9,8 @@ use std::ptr::NonNull;
 use std::time::Duration;
 
 use crate::alloc::try_box;
+use crate::conn::req::ConnReq;
 use crate::conn_cfg::ConnCfg;
-use crate::conn_req::ConnReq;
 use crate::error::{Error, Result};
 use crate::log::{Level, Op};
 use crate::peer::{Peer, WeakPeer};

@@ -131,13 +131,13 @@
 //!
 //! ```text
 //! handles        aio (async waits)   region (Region: MrLocal + memory)
-//! operations     flush (Conn::flush)      conn::ops (read, write, atomic
-//!                                          write, send, recv, wait)
-//! objects        ep -> conn_req -> conn -> queues -> peer, cq, srq
-//!                mr -> peer               conn_cfg, peer_cfg, srq_cfg
-//! verbs handles  verbs (cm ids, channels, events, registrations)
-//!                post (work requests)     native (extended-QP requests)
-//!                flush_target (a peer's flush read page)   timeouts
+//! connections    ep -> conn (mod.rs: events; req.rs: requests; ops.rs,
+//!                        flush.rs: the data path) -> queues -> srq, cq
+//!                conn_cfg, peer_cfg, srq_cfg
+//! posting        post (every work request)
+//! regions, peer  mr -> peer (with its flush target)   range
+//! verbs handles  verbs (cm ids, channels, events, registrations, QP
+//!                attributes)   native (native operations)   timeouts
 //! base           error  log  alloc  usage (region uses, access rights)
 //! ------------------------------------------------------------------
 //! rpma-sys       the libibverbs/librdmacm bindings and inline verbs
@@ -181,13 +181,10 @@ pub mod alloc;
 mod alloc;
 pub mod conn;
 pub mod conn_cfg;
-pub mod conn_req;
 pub mod cq;
 mod env;
 pub mod ep;
 pub mod error;
-mod flush;
-mod flush_target;
 pub mod mr;
 mod native;
 pub mod peer;
@@ -219,13 +216,13 @@ mod aio;
 #[cfg(feature = "serde")]
 mod remote_serde;
 
+pub use conn::req::ConnReq;
+pub use conn::FlushType;
 pub use conn::{Conn, ConnEvent, Opts};
 pub use conn_cfg::ConnCfg;
-pub use conn_req::ConnReq;
 pub use cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
 pub use ep::Ep;
 pub use error::{Error, Result};
-pub use flush::FlushType;
 pub use mr::{MrLocal, MrRemote, Usage};
 pub use peer::Peer;
 pub use post::Completion;

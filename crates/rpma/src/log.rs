@@ -121,7 +121,7 @@ pub enum Op {
     CreateQp,
     /// Building a connection's completion queues and queue pair.
     BuildQueues,
-    /// [`ConnReq::new`](crate::conn_req::ConnReq::new).
+    /// [`ConnReq::new`](crate::conn::req::ConnReq::new).
     ConnReqNew,
     /// Setting a connection's ACK timeout before it connects.
     SetAckTimeout,

@@ -11,7 +11,6 @@ use crate::alloc::try_box;
 use crate::error::{Errno, Error, Result};
 use crate::log::{Level, Op};
 use crate::peer::Peer;
-use crate::post::Remote;
 use crate::sys;
 use crate::verbs::Registration;
 
@@ -28,6 +27,11 @@ pub struct MrLocal {
     reg: Registration,
     peer: Peer,
     usage: Usage,
+    /// The registered address and the local key, copied out of the
+    /// registration: what the work-request builders (`post`) read for
+    /// every operation.
+    pub(crate) addr: u64,
+    pub(crate) lkey: u32,
 }
 
 impl MrLocal {
@@ -155,10 +159,13 @@ impl MrLocal {
             // SAFETY: the PD is live; the memory is the caller's (contract).
             let reg =
                 unsafe { Registration::new(peer.pd(), ptr, size, access, peer.is_odp_capable()) }?;
+            let (addr, lkey) = (reg.raw().addr as u64, reg.raw().lkey);
             Ok(MrLocal {
                 reg,
                 peer: peer.clone(),
                 usage,
+                addr,
+                lkey,
             })
         }
     }
@@ -245,18 +252,6 @@ impl MrLocal {
         range_in(self.ptr().cast(), self.size(), offset, len)
     }
 
-    /// The scatter/gather entry for `len` bytes at `offset`: the device
-    /// checks the range against the registration, so neither is checked
-    /// here, and `len` is cut to 32 bits as in the C library.
-    #[inline]
-    pub(crate) fn sge(&self, offset: usize, len: usize) -> sys::ibv_sge {
-        sys::ibv_sge {
-            addr: (self.ptr() as u64).wrapping_add(offset as u64),
-            length: len as u32,
-            lkey: self.lkey(),
-        }
-    }
-
     /// Gives the device a paging hint for part of the region
     /// (`ibv_advise_mr`); bounds are the kernel's to check, and the
     /// provider decides what it supports.
@@ -272,7 +267,11 @@ impl MrLocal {
         advice: Advice,
         flags: AdviseFlags,
     ) -> Result<()> {
-        let mut sge = self.sge(offset, len);
+        let mut sge = sys::ibv_sge {
+            addr: self.addr.wrapping_add(offset as u64),
+            length: len as u32,
+            lkey: self.lkey,
+        };
         // SAFETY: the MR and its PD are live; one SGE is passed.
         let ret =
             unsafe { sys::ibv_advise_mr(self.raw().pd, advice.raw(), flags.bits(), &mut sge, 1) };
@@ -522,16 +521,6 @@ impl MrRemote {
         Usage::from_bits_truncate(u32::from(self.usage))
     }
 
-    /// The remote address `offset` bytes into the region, and its key.
-    /// The device checks the range, so `offset` is not checked here.
-    #[inline]
-    pub(crate) fn at(&self, offset: usize) -> Remote {
-        Remote {
-            addr: self.raddr.wrapping_add(offset as u64),
-            rkey: self.rkey,
-        }
-    }
-
     /// The flush usages of the region (`RPMA_MR_USAGE_FLUSH_TYPE_*`).
     #[inline]
     pub fn flush_type(&self) -> Usage {
@@ -544,41 +533,6 @@ impl MrRemote {
 fn range_in(base: *mut u8, size: usize, offset: usize, len: usize) -> Result<*mut u8> {
     match offset.checked_add(len) {
         Some(end) if end <= size => Ok(base.wrapping_add(offset)),
-        _ => Err(Error::Inval),
-    }
-}
-
-/// The scatter/gather entry of a local range of an operation, or none for
-/// the 0-byte form (no region, offset and length 0). A missing region with
-/// a range is `RPMA_E_INVAL`.
-#[inline]
-pub(crate) fn local_end(
-    mr: Option<&MrLocal>,
-    offset: usize,
-    len: usize,
-) -> Result<Option<sys::ibv_sge>> {
-    match mr {
-        Some(mr) => Ok(Some(mr.sge(offset, len))),
-        None if offset == 0 && len == 0 => Ok(None),
-        None => Err(Error::Inval),
-    }
-}
-
-/// The two ends of a one-sided operation: both given, or neither with
-/// every offset and the length 0 (a 0-byte operation to address 0, rkey 0).
-#[inline]
-pub(crate) fn one_sided_ends(
-    local_mr: Option<&MrLocal>,
-    local_offset: usize,
-    remote_mr: Option<&MrRemote>,
-    remote_offset: usize,
-    len: usize,
-) -> Result<(Option<sys::ibv_sge>, Remote)> {
-    match (local_mr, remote_mr) {
-        (Some(l), Some(r)) => Ok((Some(l.sge(local_offset, len)), r.at(remote_offset))),
-        (None, None) if local_offset == 0 && remote_offset == 0 && len == 0 => {
-            Ok((None, Remote { addr: 0, rkey: 0 }))
-        }
         _ => Err(Error::Inval),
     }
 }
@@ -612,18 +566,6 @@ mod tests {
         assert_eq!(range_in(base, 16, 16, 0), Ok(base.wrapping_add(16)));
         assert_eq!(range_in(base, 16, 9, 8), Err(Error::Inval));
         assert_eq!(range_in(base, 16, 8, 8), Ok(base.wrapping_add(8)));
-    }
-
-    #[test]
-    fn zero_byte_forms() {
-        assert!(matches!(local_end(None, 0, 0), Ok(None)));
-        assert_eq!(local_end(None, 1, 0).err(), Some(Error::Inval));
-        assert_eq!(local_end(None, 0, 1).err(), Some(Error::Inval));
-        assert!(matches!(one_sided_ends(None, 0, None, 0, 0), Ok((None, _))));
-        assert_eq!(
-            one_sided_ends(None, 0, None, 8, 0).err(),
-            Some(Error::Inval)
-        );
     }
 
     #[test]

@@ -13,27 +13,12 @@
 
 use std::ffi::CStr;
 
-use crate::log::{Level, Op};
-use crate::sys;
-use crate::verbs::{self, CmId};
-
 /// Default timeout of each step of a connection set-up (address and route
 /// resolution), in milliseconds.
 pub const DEFAULT_TIMEOUT_MS: i32 = 1000;
 
 /// The exponent of the local ACK timeout (4.096 µs × 2^17 ≈ 0.54 s).
 pub(crate) const DEFAULT_ACK_TIMEOUT: u8 = 17;
-/// Transport retries before a request fails with `IBV_WC_RETRY_EXC_ERR`:
-/// 6 with an ACK timeout of ours, the C library's 7 without one (the
-/// `RPMA_ACK_TIMEOUT=0` switch gives the C library's parameters exactly).
-pub(crate) fn retry_count(ack_timeout: u8) -> u8 {
-    if ack_timeout == 0 {
-        7
-    } else {
-        6
-    }
-}
-
 /// The largest value the 5-bit fields of a queue pair (the ACK timeout
 /// exponent, the RNR timer code) can hold.
 const MAX_FIVE_BITS: u8 = 31;
@@ -57,19 +42,6 @@ fn five_bits_from_env(var: &CStr, default: u8) -> u8 {
     })
 }
 
-/// Applies the exponent to a connection about to connect or accept. Not
-/// fatal: a kernel that refuses the option keeps its own timeout, as the C
-/// library's connections always do.
-pub(crate) fn apply(id: &CmId, exponent: u8) {
-    if exponent != 0 && id.set_ack_timeout(exponent).is_err() {
-        rpma_log!(
-            Level::Info,
-            Op::SetAckTimeout,
-            "rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) failed: the connection keeps the kernel's timeout"
-        );
-    }
-}
-
 /// The receiver-not-ready timer a connection's queue pair asks its peer to
 /// wait before sending again, in the 5-bit code of the InfiniBand
 /// specification: 12 is 0.64 ms. rdma_cm leaves it at 0, which means the
@@ -83,21 +55,6 @@ pub(crate) const DEFAULT_MIN_RNR_TIMER: u8 = 12;
 /// otherwise, including for a value that is not such a number.
 pub(crate) fn min_rnr_timer_from_env() -> u8 {
     five_bits_from_env(c"RPMA_MIN_RNR_TIMER", DEFAULT_MIN_RNR_TIMER)
-}
-
-/// Sets the receiver-not-ready timer of a queue pair that is ready to send
-/// (rdma_cm moves it there inside the accept, or with the connect's
-/// answer, and gives it no way to set the timer before). Not fatal: a
-/// queue pair that refuses keeps rdma_cm's timer, as the C library's
-/// always do.
-pub(crate) fn apply_min_rnr_timer(qp: *mut sys::ibv_qp, code: u8) {
-    if code != 0 && verbs::set_min_rnr_timer(qp, code).is_err() {
-        rpma_log!(
-            Level::Info,
-            Op::SetMinRnrTimer,
-            "ibv_modify_qp(IBV_QP_MIN_RNR_TIMER) failed: the connection keeps rdma_cm's timer"
-        );
-    }
 }
 
 #[cfg(test)]
@@ -143,11 +100,5 @@ mod tests {
             );
         }
         std::env::remove_var("RPMA_MIN_RNR_TIMER");
-    }
-
-    #[test]
-    fn no_timeout_means_the_c_librarys_retry_count() {
-        assert_eq!(retry_count(0), 7);
-        assert_eq!(retry_count(DEFAULT_ACK_TIMEOUT), 6);
     }
 }

@@ -41,18 +41,29 @@ pub(crate) fn device_context(
     Ok(ctx)
 }
 
-/// Sets the receiver-not-ready timer (the 5-bit code) of a queue pair in
-/// the ready-to-send state.
-pub(crate) fn set_min_rnr_timer(qp: *mut sys::ibv_qp, code: u8) -> Result<()> {
+/// Sets the receiver-not-ready timer (the 5-bit code; 0: leave it) of a
+/// queue pair that is ready to send (rdma_cm moves it there inside the
+/// accept, or with the connect's answer, and gives it no way to set the
+/// timer before). Not fatal: a queue pair that refuses keeps rdma_cm's
+/// timer, as the C library's always do.
+pub(crate) fn apply_min_rnr_timer(qp: *mut sys::ibv_qp, code: u8) {
+    if code == 0 {
+        return;
+    }
     let mut attr = sys::ibv_qp_attr {
         min_rnr_timer: code,
         ..Default::default()
     };
     // SAFETY: qp is a live queue pair (the caller's connection holds it);
     // the provider reads only the attribute the mask names.
-    check_errno_value("ibv_modify_qp", unsafe {
-        sys::ibv_modify_qp(qp, &mut attr, sys::IBV_QP_MIN_RNR_TIMER as c_int)
-    })
+    let ret = unsafe { sys::ibv_modify_qp(qp, &mut attr, sys::IBV_QP_MIN_RNR_TIMER as c_int) };
+    if ret != 0 {
+        rpma_log!(
+            Level::Info,
+            Op::SetMinRnrTimer,
+            "ibv_modify_qp(IBV_QP_MIN_RNR_TIMER) failed: the connection keeps rdma_cm's timer"
+        );
+    }
 }
 
 /// How many times `CmId::resolve_addr` tries an address that times out.
@@ -548,12 +559,17 @@ impl CmId {
         })
     }
 
-    /// Sets the local ACK timeout exponent of the id's queue pair; it takes
-    /// effect when the connection is made, so it comes before connect/accept.
-    pub(crate) fn set_ack_timeout(&self, exponent: u8) -> Result<()> {
+    /// Sets the local ACK timeout exponent (0: leave it) of the id's queue
+    /// pair; it takes effect when the connection is made, so it comes
+    /// before connect/accept. Not fatal: a kernel that refuses the option
+    /// keeps its own timeout, as the C library's connections always do.
+    pub(crate) fn apply_ack_timeout(&self, exponent: u8) {
+        if exponent == 0 {
+            return;
+        }
         let mut value = exponent;
         // SAFETY: the id is live; librdmacm reads one byte from value.
-        check("rdma_set_option", unsafe {
+        let ret = unsafe {
             sys::rdma_set_option(
                 self.as_ptr(),
                 sys::RDMA_OPTION_ID as c_int,
@@ -561,7 +577,14 @@ impl CmId {
                 (&mut value as *mut u8).cast(),
                 1,
             )
-        })
+        };
+        if ret != 0 {
+            rpma_log!(
+                Level::Info,
+                Op::SetAckTimeout,
+                "rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT) failed: the connection keeps the kernel's timeout"
+            );
+        }
     }
 
     pub(crate) fn accept(&self, param: &mut sys::rdma_conn_param) -> Result<()> {

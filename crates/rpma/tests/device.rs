@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 
 use rpma::conn::{Conn, ConnEvent};
 use rpma::conn_cfg::ConnCfg;
-use rpma::conn_req::ConnReq;
 use rpma::cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
 use rpma::ep::Ep;
 use rpma::mr::{MrLocal, MrRemote, Usage};
 use rpma::peer::{Device, Peer};
 use rpma::srq::Srq;
+use rpma::ConnReq;
 use rpma::Region;
 use rpma::{Completion, Error, FlushType};
 

@@ -10,19 +10,21 @@ use std::time::Duration;
 use crate::alloc::try_copy;
 use crate::cq::Cq;
 use crate::error::{Error, FirstError, Result};
-use crate::flush_target::FlushTarget;
 use crate::log::{Level, Op};
 use crate::native::QpNative;
+use crate::peer::FlushTarget;
 use crate::peer_cfg::PeerCfg;
 use crate::queues::{Parts, Queues};
 use crate::ready;
 use crate::sys;
-use crate::timeouts;
-use crate::verbs::{CmEvent, CmId, CompChannel, EventChannel};
+use crate::verbs::{self, CmEvent, CmId, CompChannel, EventChannel};
 
 mod event;
+mod flush;
 mod ops;
+pub mod req;
 pub use event::{event_str, ConnEvent};
+pub use flush::FlushType;
 pub use ops::{Opts, Wake, ATOMIC_WRITE_LEN};
 
 /// A connection (opaque to C).
@@ -33,8 +35,9 @@ pub struct Conn {
     /// order) by `release`, which `delete` and `Drop` both run.
     parts: Option<Parts>,
     /// The peer's flush read target, held exactly when the queue pair has
-    /// no native flush.
+    /// no native flush, and the entry an emulated flush reads into.
     flush: Option<Arc<FlushTarget>>,
+    flush_read: Option<sys::ibv_sge>,
     /// What the peer sent: set at creation on the passive side, at the
     /// first ESTABLISHED event on the active side, and never changed
     /// afterwards, so the slice may be handed out until the connection is
@@ -69,70 +72,6 @@ unsafe impl Send for Conn {}
 unsafe impl Sync for Conn {}
 
 impl Conn {
-    /// Puts a connection together from a request's parts. `incoming`: the
-    /// request came through an endpoint and is not accepted yet, so
-    /// releasing the connection before `accept` rejects it.
-    pub(crate) fn new(parts: Parts, incoming: bool) -> Conn {
-        let qp = parts.id.qp();
-        let native = parts.queues.native;
-        let event_fd = parts.evch.fd();
-        let iwarp = parts.peer.is_iwarp();
-        Conn {
-            parts: Some(parts),
-            flush: None,
-            private_data: OnceLock::new(),
-            direct_write_to_pmem: AtomicBool::new(false),
-            qp,
-            native,
-            event_fd,
-            unanswered: incoming,
-            iwarp,
-            rnr_timer_on_established: 0,
-        }
-    }
-
-    /// Takes the peer's flush read target when the connection emulates
-    /// flush. A connection that flushes natively reads nowhere: like the C
-    /// library's, it holds no flush region (so deleting it deregisters
-    /// none).
-    pub(crate) fn take_flush_target(&mut self) -> Result<()> {
-        if !self.native.flush {
-            self.flush = Some(self.parts().peer.flush_target()?);
-        }
-        Ok(())
-    }
-
-    /// Sets the queue pair's receiver-not-ready timer: on the passive side,
-    /// whose queue pair is ready to send once the accept has returned.
-    pub(crate) fn set_min_rnr_timer(&self, code: u8) {
-        timeouts::apply_min_rnr_timer(self.qp, code);
-    }
-
-    /// Has the first ESTABLISHED event set the queue pair's
-    /// receiver-not-ready timer: on the active side, whose queue pair
-    /// becomes ready to send as librdmacm takes the peer's answer.
-    pub(crate) fn set_min_rnr_timer_when_established(&mut self, code: u8) {
-        self.rnr_timer_on_established = code;
-    }
-
-    /// Keeps the private data the peer sent with its request.
-    pub(crate) fn keep_private_data(&mut self, private_data: Option<Box<[u8]>>) {
-        if let Some(p) = private_data {
-            let _ = self.private_data.set(p);
-        }
-    }
-
-    /// Where the emulated flushes of this connection read to; none when
-    /// its queue pair flushes natively.
-    pub(crate) fn flush_target(&self) -> Option<&FlushTarget> {
-        self.flush.as_deref()
-    }
-
-    /// The native operations of the queue pair.
-    pub(crate) fn native(&self) -> &QpNative {
-        &self.native
-    }
-
     fn parts(&self) -> &Parts {
         self.parts.as_ref().expect("present until deleted")
     }
@@ -143,16 +82,6 @@ impl Conn {
 
     fn queues(&self) -> &Queues {
         &self.parts().queues
-    }
-
-    pub(crate) fn connect(&self, param: &mut sys::rdma_conn_param) -> Result<()> {
-        self.id().connect(param)
-    }
-
-    pub(crate) fn accept(&mut self, param: &mut sys::rdma_conn_param) -> Result<()> {
-        self.id().accept(param)?;
-        self.unanswered = false;
-        Ok(())
     }
 
     /// The fd of the connection's event channel.
@@ -239,7 +168,7 @@ impl Conn {
         }
         if kind == sys::RDMA_CM_EVENT_ESTABLISHED {
             // Setting it twice (a second thread's event) is harmless.
-            timeouts::apply_min_rnr_timer(self.qp, self.rnr_timer_on_established);
+            verbs::apply_min_rnr_timer(self.qp, self.rnr_timer_on_established);
         }
         let event = match kind {
             sys::RDMA_CM_EVENT_ESTABLISHED => ConnEvent::Established,

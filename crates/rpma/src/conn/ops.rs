@@ -14,8 +14,8 @@ use super::Conn;
 use crate::cq::Cq;
 use crate::error::{Error, Result};
 use crate::log::{Level, Op};
-use crate::mr::{local_end, one_sided_ends, MrLocal, MrRemote};
-use crate::post::{self, Completion, Kind, SendWr};
+use crate::mr::{MrLocal, MrRemote};
+use crate::post::{self, local_end, one_sided_ends, Completion, Kind, SendWr};
 use crate::range::{Local, Remote};
 use crate::sys;
 
@@ -227,7 +227,7 @@ impl Conn {
             SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
                 .sge(post::entry_for(sge, self.iwarp))
                 .remote(remote)
-                .post(self.qp(), Kind::Read)
+                .post(self.qp, Kind::Read)
         }
     }
 
@@ -258,7 +258,7 @@ impl Conn {
                     SendWr::new(sys::IBV_WR_RDMA_WRITE_WITH_IMM, completion, op_context).imm(imm)
                 }
             };
-            wr.sge(sge).remote(remote).post(self.qp(), Kind::Write)
+            wr.sge(sge).remote(remote).post(self.qp, Kind::Write)
         }
     }
 
@@ -284,7 +284,7 @@ impl Conn {
             if dst_offset % ATOMIC_WRITE_LEN != 0 {
                 return Err(Error::Inval);
             }
-            let remote = dst.at(dst_offset);
+            let remote = post::Remote::at(dst, dst_offset);
             if self.native.atomic_write {
                 return self
                     .native
@@ -299,7 +299,7 @@ impl Conn {
                 .extra_flags(sys::IBV_SEND_INLINE | sys::IBV_SEND_FENCE)
                 .sge(Some(sge))
                 .remote(remote)
-                .post(self.qp(), Kind::AtomicWrite)
+                .post(self.qp, Kind::AtomicWrite)
         }
     }
 
@@ -326,7 +326,7 @@ impl Conn {
                 None => SendWr::new(sys::IBV_WR_SEND, completion, op_context),
                 Some(imm) => SendWr::new(sys::IBV_WR_SEND_WITH_IMM, completion, op_context).imm(imm),
             };
-            wr.sge(sge).post(self.qp(), Kind::Send)
+            wr.sge(sge).post(self.qp, Kind::Send)
         }
     }
 
@@ -351,7 +351,7 @@ impl Conn {
         ) -> Result<()> {
             let sge = local_end(dst, offset, len)?;
             post::recv(
-                post::RecvQueue::Qp(self.qp()),
+                post::RecvQueue::Qp(self.qp),
                 post::entry_for(sge, self.iwarp),
                 op_context,
             )

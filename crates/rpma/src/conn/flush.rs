@@ -2,13 +2,16 @@
 //! persistent) at the peer. A connection whose queue pair has native RDMA
 //! FLUSH posts one; any other reads 8 bytes of the region into
 //! its peer's flush target (`flush_target`), a read that completes only
-//! after the writes before it reached the remote memory.
+//! after the writes before it reached the remote memory. A submodule of
+//! `conn`, so the data path reads the connection's fields itself.
 
-use crate::conn::{Conn, Opts};
+use std::sync::atomic::Ordering::SeqCst;
+
+use super::{Conn, Opts};
 use crate::error::{Error, Result};
 use crate::log::{Level, Op};
 use crate::mr::{MrRemote, Usage};
-use crate::post::{Completion, Kind, SendWr};
+use crate::post::{self, Completion, Kind, SendWr};
 use crate::range::Remote;
 use crate::sys;
 
@@ -40,16 +43,18 @@ impl FlushType {
 /// Whether a flush of `kind` to `dst` is possible on a connection whose
 /// peer does (or does not) write directly to persistent memory.
 fn check(kind: FlushType, direct_write_to_pmem: bool, dst: &MrRemote) -> Result<()> {
-    let allowed = dst.flush_type();
+    // the usage byte as sent, against constants: no call out for them
+    const PERSISTENT: u8 = Usage::FLUSH_TYPE_PERSISTENT.bits() as u8;
+    const VISIBILITY: u8 = Usage::FLUSH_TYPE_VISIBILITY.bits() as u8;
     // The messages are the C library's: programs may look for them.
     let refusal = match kind {
         FlushType::Persistent if !direct_write_to_pmem => {
             "Connection does not support flush to persistency. Check if the remote node supports direct write to persistent memory."
         }
-        FlushType::Persistent if !allowed.contains(Usage::FLUSH_TYPE_PERSISTENT) => {
+        FlushType::Persistent if dst.usage & PERSISTENT == 0 => {
             "The remote memory region does not support flushing to persistency"
         }
-        FlushType::Visibility if !allowed.contains(Usage::FLUSH_TYPE_VISIBILITY) => {
+        FlushType::Visibility if dst.usage & VISIBILITY == 0 => {
             "The remote memory region does not support flushing to global visibility"
         }
         _ => return Ok(()),
@@ -93,18 +98,18 @@ impl Conn {
             completion: Completion,
             op_context: u64,
         ) -> Result<()> {
-            check(kind, self.direct_write_to_pmem(), dst)?;
-            let remote = dst.at(dst_offset);
-            // A connection holds a flush target exactly when its queue pair
-            // has no native flush.
-            match self.flush_target() {
+            check(kind, self.direct_write_to_pmem.load(SeqCst), dst)?;
+            let remote = post::Remote::at(dst, dst_offset);
+            // A connection reads into a flush target exactly when its queue
+            // pair has no native flush.
+            match self.flush_read {
                 None => self
-                    .native()
+                    .native
                     .flush(remote, len, kind.placement(), completion, op_context),
-                Some(target) => SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
-                    .sge(Some(target.sge()))
+                Some(sge) => SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
+                    .sge(Some(sge))
                     .remote(remote)
-                    .post(self.qp(), Kind::Read),
+                    .post(self.qp, Kind::Read),
             }
         }
     }

@@ -7,9 +7,11 @@
 use std::ffi::{c_void, CStr};
 use std::mem::ManuallyDrop;
 use std::net::SocketAddr;
+use std::sync::atomic::AtomicBool;
+use std::sync::OnceLock;
 
+use super::Conn;
 use crate::alloc::try_box;
-use crate::conn::Conn;
 use crate::conn_cfg::{ConnCfg, ConnSettings};
 use crate::error::{Error, Result};
 use crate::log::{Level, Op};
@@ -19,8 +21,7 @@ use crate::post;
 use crate::queues::{Parts, Queues};
 use crate::range::Local;
 use crate::sys;
-use crate::timeouts;
-use crate::verbs::{host_and_port, AddrInfo, CmId, EventChannel};
+use crate::verbs::{self, host_and_port, AddrInfo, CmId, EventChannel};
 
 /// A connection request (opaque to C).
 #[derive(Debug)]
@@ -39,6 +40,17 @@ pub struct ConnReq {
 // changes it).
 unsafe impl Send for ConnReq {}
 
+/// Transport retries before a request fails with `IBV_WC_RETRY_EXC_ERR`:
+/// 6 with an ACK timeout of ours, the C library's 7 without one (the
+/// `RPMA_ACK_TIMEOUT=0` switch gives the C library's parameters exactly).
+fn retry_count(ack_timeout: u8) -> u8 {
+    if ack_timeout == 0 {
+        7
+    } else {
+        6
+    }
+}
+
 /// The parameters of every connect and accept, as the C library sets them
 /// but for the retry count.
 fn conn_param(pdata: Option<&[u8]>, ack_timeout: u8) -> sys::rdma_conn_param {
@@ -54,7 +66,7 @@ fn conn_param(pdata: Option<&[u8]>, ack_timeout: u8) -> sys::rdma_conn_param {
     // The C library asks for 7, which rxe takes as "retransmit forever", so
     // a peer that vanished is never reported; 6 is finite everywhere
     // (timeouts.rs). The client's value is the one both sides' QPs take.
-    p.retry_count = timeouts::retry_count(ack_timeout);
+    p.retry_count = retry_count(ack_timeout);
     // 7: retry forever while the peer has no receive posted.
     p.rnr_retry_count = 7;
     p
@@ -83,7 +95,7 @@ impl ConnReq {
     ///
     /// ```no_run
     /// use std::net::SocketAddr;
-    /// use rpma::{conn_req::ConnReq, peer::Peer};
+    /// use rpma::{ConnReq, peer::Peer};
     ///
     /// let server: SocketAddr = "192.168.0.1:7204".parse().unwrap();
     /// let peer = Peer::remote(server.ip())?;
@@ -254,7 +266,7 @@ impl ConnReq {
         /// made with an SRQ, whose connection has no receive queue of its own
         /// (refused by the library, as [`crate::conn::Conn::recv`] says).
         fn recv_at(&self, dst: &MrLocal, offset: usize, len: usize, op_context: u64) -> Result<()> {
-            let sge = dst.sge(offset, len);
+            let sge = post::local(dst, offset, len);
             post::recv(post::RecvQueue::Qp(self.id().qp()), Some(sge), op_context)
         }
     }
@@ -314,7 +326,7 @@ impl ConnReq {
             let mut param = conn_param(pdata, ack_timeout);
             // the timeout reaches the queue pair when it is made ready to send,
             // inside the accept or after the connect
-            timeouts::apply(&parts.id, ack_timeout);
+            parts.id.apply_ack_timeout(ack_timeout);
             let passive = self.passive;
             let private_data = self.private_data.take();
             // A failed allocation drops the connection, which releases the
@@ -354,5 +366,87 @@ impl ConnReq {
 impl Drop for ConnReq {
     fn drop(&mut self) {
         let _ = self.release();
+    }
+}
+
+/// How a request's parts become a connection (`ConnReq::connect_boxed`),
+/// kept beside the request: nothing else makes a connection.
+impl Conn {
+    /// Puts a connection together from a request's parts. `incoming`: the
+    /// request came through an endpoint and is not accepted yet, so
+    /// releasing the connection before `accept` rejects it.
+    fn new(parts: Parts, incoming: bool) -> Conn {
+        let qp = parts.id.qp();
+        let native = parts.queues.native;
+        let event_fd = parts.evch.fd();
+        let iwarp = parts.peer.is_iwarp();
+        Conn {
+            parts: Some(parts),
+            flush: None,
+            flush_read: None,
+            private_data: OnceLock::new(),
+            direct_write_to_pmem: AtomicBool::new(false),
+            qp,
+            native,
+            event_fd,
+            unanswered: incoming,
+            iwarp,
+            rnr_timer_on_established: 0,
+        }
+    }
+
+    /// Takes the peer's flush read target when the connection emulates
+    /// flush. A connection that flushes natively reads nowhere: like the C
+    /// library's, it holds no flush region (so deleting it deregisters
+    /// none).
+    fn take_flush_target(&mut self) -> Result<()> {
+        if !self.native.flush {
+            let target = self.parts().peer.flush_target()?;
+            self.flush_read = Some(target.sge());
+            self.flush = Some(target);
+        }
+        Ok(())
+    }
+
+    /// Sets the queue pair's receiver-not-ready timer: on the passive side,
+    /// whose queue pair is ready to send once the accept has returned.
+    fn set_min_rnr_timer(&self, code: u8) {
+        verbs::apply_min_rnr_timer(self.qp, code);
+    }
+
+    /// Has the first ESTABLISHED event set the queue pair's
+    /// receiver-not-ready timer: on the active side, whose queue pair
+    /// becomes ready to send as librdmacm takes the peer's answer.
+    fn set_min_rnr_timer_when_established(&mut self, code: u8) {
+        self.rnr_timer_on_established = code;
+    }
+
+    /// Keeps the private data the peer sent with its request.
+    fn keep_private_data(&mut self, private_data: Option<Box<[u8]>>) {
+        if let Some(p) = private_data {
+            let _ = self.private_data.set(p);
+        }
+    }
+
+    fn connect(&self, param: &mut sys::rdma_conn_param) -> Result<()> {
+        self.id().connect(param)
+    }
+
+    fn accept(&mut self, param: &mut sys::rdma_conn_param) -> Result<()> {
+        self.id().accept(param)?;
+        self.unanswered = false;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeouts::DEFAULT_ACK_TIMEOUT;
+
+    #[test]
+    fn no_timeout_means_the_c_librarys_retry_count() {
+        assert_eq!(retry_count(0), 7);
+        assert_eq!(retry_count(DEFAULT_ACK_TIMEOUT), 6);
     }
 }
