@@ -40,10 +40,10 @@ use std::ptr::NonNull;
 use fake_provider::{Event, PrivateData};
 use libfuzzer_sys::fuzz_target;
 use rpma::conn::{Conn, ConnEvent};
-use rpma::ConnReq;
 use rpma::ep::Ep;
 use rpma::peer::Peer;
 use rpma::sys::*;
+use rpma::ConnReq;
 use rpma::Error;
 
 /// What Conn::next_event returns for an event type.

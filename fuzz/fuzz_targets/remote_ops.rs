@@ -38,11 +38,11 @@ use std::ptr::NonNull;
 use fake_provider::Posted;
 use libfuzzer_sys::fuzz_target;
 use rpma::conn::Conn;
-use rpma::ConnReq;
 use rpma::mr::{MrLocal, MrRemote, Usage};
 use rpma::peer::Peer;
 use rpma::peer_cfg::PeerCfg;
 use rpma::sys::*;
+use rpma::ConnReq;
 use rpma::{Completion, Error, FlushType};
 
 const FLUSH_VISIBILITY: u32 = 1 << 4;
@@ -167,7 +167,8 @@ fuzz_target!(|data: &[u8]| {
                 }),
             ),
             3 => (
-                completion.and_then(|c| conn.atomic_write_at(&remote, offset, &word, c, op_context)),
+                completion
+                    .and_then(|c| conn.atomic_write_at(&remote, offset, &word, c, op_context)),
                 if offset % 8 != 0 {
                     Err(Error::Inval)
                 } else {

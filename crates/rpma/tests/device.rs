@@ -126,15 +126,17 @@ fn device_is_found_by_address_and_opens_a_peer() {
 
 /// A peer is shared: a region holds its domain after every handle of the
 /// program's is deleted (that deletion reports the C library's EBUSY), and
-/// the last object lets it go. An endpoint does not hold it: with its peer
-/// gone it refuses the requests it takes, and the client sees REJECTED.
+/// the last object lets it go. The C API's endpoint does not hold it (an
+/// `Ep::listen` one does): with its peer gone it refuses the requests it
+/// takes, and the client sees REJECTED.
 #[test]
 #[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
 fn the_domain_goes_with_the_last_object_made_on_it() {
     let peer = Peer::new(&Device::local(&ip()).unwrap()).unwrap();
     let other = peer.clone();
     let port = port(3);
-    let ep = listen(&peer, &port);
+    let cstr = |s: &str| std::ffi::CString::new(s).unwrap();
+    let ep = Ep::listen_cstr(&peer, &cstr(&ip()), &cstr(&port)).expect("listen");
     let mut mr = Region::reg(&peer, vec![0u8; 64], Usage::SEND).unwrap();
     // while anything else holds the domain, deleting a handle reports what
     // ibv_dealloc_pd would: EBUSY
