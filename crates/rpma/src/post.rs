@@ -295,6 +295,21 @@ pub(crate) enum RecvQueue {
     Srq(*mut sys::ibv_srq),
 }
 
+/// Posts one receive into `len` bytes at `offset` of `dst` (none: the
+/// 0-byte form, which on iWARP is one empty entry) on `queue`.
+#[inline]
+pub(crate) fn recv_into(
+    queue: RecvQueue,
+    dst: Option<&MrLocal>,
+    offset: usize,
+    len: usize,
+    iwarp: bool,
+    op_context: u64,
+) -> Result<()> {
+    let sge = local_end(dst, offset, len)?;
+    recv(queue, entry_for(sge, iwarp), op_context)
+}
+
 /// Posts one receive into `sge` (none: a 0-byte buffer) on `queue`.
 /// `op_context` is the work request id, which comes back bit-exact in
 /// `ibv_wc::wr_id`.

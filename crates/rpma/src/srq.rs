@@ -9,7 +9,7 @@ use crate::cq::Cq;
 use crate::error::{check_errno_value, provider_failed, Result};
 use crate::mr::MrLocal;
 use crate::peer::Peer;
-use crate::post::{self, local_end};
+use crate::post;
 use crate::range::Local;
 use crate::srq_cfg::SrqCfg;
 use crate::sys;
@@ -119,7 +119,8 @@ impl Srq {
         ///
         /// # Errors
         /// `Error::Inval` when `dst` is `None` but `offset` or `len` is
-        /// not 0, or the range is outside `dst`; otherwise as [`Srq::recv`].
+        /// not 0; otherwise as [`Srq::recv`]. The range is the device's to
+        /// check against the region, as in the C library.
         fn recv_at(
             &self,
             dst: Option<&MrLocal>,
@@ -127,12 +128,8 @@ impl Srq {
             len: usize,
             op_context: u64,
         ) -> Result<()> {
-            let sge = local_end(dst, offset, len)?;
-            post::recv(
-                post::RecvQueue::Srq(self.as_ptr()),
-                post::entry_for(sge, self.queue.iwarp),
-                op_context,
-            )
+            let queue = post::RecvQueue::Srq(self.as_ptr());
+            post::recv_into(queue, dst, offset, len, self.queue.iwarp, op_context)
         }
     }
 

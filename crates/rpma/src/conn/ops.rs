@@ -349,12 +349,8 @@ impl Conn {
             len: usize,
             op_context: u64,
         ) -> Result<()> {
-            let sge = local_end(dst, offset, len)?;
-            post::recv(
-                post::RecvQueue::Qp(self.qp),
-                post::entry_for(sge, self.iwarp),
-                op_context,
-            )
+            let queue = post::RecvQueue::Qp(self.qp);
+            post::recv_into(queue, dst, offset, len, self.iwarp, op_context)
         }
     }
 
