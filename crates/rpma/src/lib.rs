@@ -225,6 +225,9 @@ pub use ep::Ep;
 pub use error::{Error, Result};
 pub use mr::{MrLocal, MrRemote, Usage};
 pub use peer::Peer;
+/// When an operation of the C forms completes (feature `raw`; [`Opts`] says
+/// it for the Rust ones).
+#[cfg(feature = "raw")]
 pub use post::Completion;
 pub use range::{Local, Range, Remote};
 pub use region::{Buffer, Region};

@@ -95,20 +95,22 @@ impl Device {
         Device::find(&addr, kind)?.ok_or(Error::Inval)
     }
 
-    /// The device rdma_cm finds for `addr`: the one that owns it (`Local`)
-    /// or the one it routes to it through (`Remote`). `None` when rdma_cm
-    /// binds the address to no device (the wildcard address), which
-    /// `rpma_utils_get_ibv_context` reports as a NULL context.
-    ///
-    /// # Errors
-    /// `Error::Provider` when the address cannot be resolved
-    /// (`rdma_getaddrinfo`), bound (`Local`: `rdma_bind_addr`) or routed
-    /// (`Remote`: `rdma_resolve_addr`), or the cm id cannot be made or
-    /// destroyed.
-    pub fn find(addr: &CStr, kind: ContextType) -> Result<Option<Device>> {
-        let local = kind == ContextType::Local;
-        let ctx = device_context(addr, local, timeouts::DEFAULT_TIMEOUT_MS)?;
-        Ok(NonNull::new(ctx).map(|ctx| Device { ctx }))
+    raw_api! {
+        /// The device rdma_cm finds for `addr`: the one that owns it (`Local`)
+        /// or the one it routes to it through (`Remote`). `None` when rdma_cm
+        /// binds the address to no device (the wildcard address), which
+        /// `rpma_utils_get_ibv_context` reports as a NULL context.
+        ///
+        /// # Errors
+        /// `Error::Provider` when the address cannot be resolved
+        /// (`rdma_getaddrinfo`), bound (`Local`: `rdma_bind_addr`) or routed
+        /// (`Remote`: `rdma_resolve_addr`), or the cm id cannot be made or
+        /// destroyed.
+        fn find(addr: &CStr, kind: ContextType) -> Result<Option<Device>> {
+            let local = kind == ContextType::Local;
+            let ctx = device_context(addr, local, timeouts::DEFAULT_TIMEOUT_MS)?;
+            Ok(NonNull::new(ctx).map(|ctx| Device { ctx }))
+        }
     }
 
     raw_api! {

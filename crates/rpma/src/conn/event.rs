@@ -48,11 +48,13 @@ impl ConnEvent {
     }
 }
 
-/// The description of any raw event value: an event's own
-/// ([`ConnEvent::as_cstr`]), or "Unsupported connection event" for a value
-/// outside the enum, as `rpma_utils_conn_event_2str` gives it.
-pub fn event_str(raw: i32) -> &'static CStr {
-    ConnEvent::from_raw(raw).map_or(c"Unsupported connection event", ConnEvent::as_cstr)
+raw_api! {
+    /// The description of any raw event value: an event's own
+    /// ([`ConnEvent::as_cstr`]), or "Unsupported connection event" for a value
+    /// outside the enum, as `rpma_utils_conn_event_2str` gives it.
+    fn event_str(raw: i32) -> &'static CStr {
+        ConnEvent::from_raw(raw).map_or(c"Unsupported connection event", ConnEvent::as_cstr)
+    }
 }
 
 #[cfg(test)]

@@ -23,7 +23,9 @@ mod event;
 mod flush;
 mod ops;
 pub mod req;
-pub use event::{event_str, ConnEvent};
+#[cfg(feature = "raw")]
+pub use event::event_str;
+pub use event::ConnEvent;
 pub use flush::FlushType;
 pub use ops::{Opts, Wake, ATOMIC_WRITE_LEN};
 
