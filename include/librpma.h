@@ -116,16 +116,10 @@ enum rpma_log_threshold {
   RPMA_LOG_THRESHOLD_MAX = 2,
 };
 
-/**
- * A connection (opaque to C).
- */
 struct rpma_conn;
 
 struct rpma_conn_cfg;
 
-/**
- * A connection request (opaque to C).
- */
 struct rpma_conn_req;
 
 /**
@@ -134,14 +128,8 @@ struct rpma_conn_req;
  */
 struct rpma_cq;
 
-/**
- * A listening endpoint (opaque to C).
- */
 struct rpma_ep;
 
-/**
- * A registered local memory region (opaque to C).
- */
 struct rpma_mr_local;
 
 /**

@@ -18,6 +18,26 @@ use crate::verbs::{next_cq_event, CompChannel};
 
 /// A completion queue and the channel that reports its completions: its own
 /// channel, or one shared by all queues of a connection.
+// For rustdoc only: cbindgen copies doc comments into librpma.h.
+#[cfg_attr(
+    doc,
+    doc = r#"
+```
+use rpma::{Cq, Error, WorkCompletion};
+
+/// The next completion, sleeping on the queue's channel while none waits.
+fn next(cq: &Cq) -> rpma::Result<WorkCompletion> {
+    let mut wc = [WorkCompletion::default()];
+    loop {
+        match cq.poll(&mut wc) {
+            Ok(_) => return Ok(wc[0]),
+            Err(Error::NoCompletion) => cq.wait()?,
+            Err(e) => return Err(e),
+        }
+    }
+}
+```"#
+)]
 #[derive(Debug)]
 pub struct Cq {
     cq: NonNull<sys::ibv_cq>,
@@ -297,6 +317,21 @@ fn poll_failed(got: c_int, asked: c_int) -> Error {
 /// libibverbs' `struct ibv_wc` (`repr(transparent)`), so a slice of them
 /// is a buffer the provider fills directly, and the C face hands the
 /// caller's `struct ibv_wc` array through unchanged.
+///
+/// ```
+/// use rpma::{WcOpcode, WorkCompletion};
+///
+/// fn describe(wc: &WorkCompletion) {
+///     if wc.status().is_success() && wc.opcode() == WcOpcode::Recv {
+///         println!(
+///             "{} bytes for context {}, immediate data {:?}",
+///             wc.byte_len(),
+///             wc.wr_id(),
+///             wc.imm_data()
+///         );
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Default)]
 #[repr(transparent)]
 pub struct WorkCompletion(sys::ibv_wc);
@@ -388,6 +423,13 @@ impl std::fmt::Debug for WorkCompletion {
 }
 
 /// The kind of work request a completion reports (`enum ibv_wc_opcode`).
+///
+/// ```
+/// use rpma::WcOpcode;
+///
+/// assert_eq!(WcOpcode::from_raw(WcOpcode::Recv.raw()), WcOpcode::Recv);
+/// assert_eq!(WcOpcode::from_raw(1000), WcOpcode::Other(1000));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WcOpcode {
     /// A send, with or without immediate data (`IBV_WC_SEND`).
@@ -449,6 +491,14 @@ impl WcOpcode {
 
 /// How a work request ended (`enum ibv_wc_status`): the statuses an RC
 /// connection commonly reports by name, any other raw.
+///
+/// ```
+/// use rpma::WcStatus;
+///
+/// assert!(WcStatus::Success.is_success());
+/// // what a closed connection's outstanding operations end with
+/// assert_eq!(WcStatus::from_raw(5), WcStatus::WrFlush);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WcStatus {
     /// It succeeded (`IBV_WC_SUCCESS`).

@@ -18,7 +18,33 @@ use crate::ready;
 use crate::sys;
 use crate::verbs::{host_and_port, AddrInfo, CmEvent, CmId, EventChannel};
 
-/// A listening endpoint (opaque to C).
+// For rustdoc only: cbindgen copies doc comments into librpma.h.
+#[cfg_attr(
+    doc,
+    doc = r#"A listening endpoint: hands out one [`ConnReq`] per peer that
+connects. `Sync`: one thread may wait for requests while others connect
+the ones already taken.
+
+```
+use std::net::SocketAddr;
+use std::time::Duration;
+use rpma::{Conn, Ep, Peer};
+
+fn accept_one(at: SocketAddr) -> rpma::Result<Option<Conn>> {
+    let peer = Peer::local(at.ip())?;
+    let ep = Ep::listen(&peer, at)?;
+    let Some(req) = ep.next_request_timeout(None, Duration::from_secs(10))? else {
+        return Ok(None);
+    };
+    println!("the client says {:?}", req.private_data());
+    let conn = req.connect(b"welcome")?;
+    // the connection lives on without the endpoint
+    ep.shutdown()?;
+    Ok(Some(conn))
+}
+```"#
+)]
+#[allow(missing_docs)] // documented for rustdoc above
 #[derive(Debug)]
 pub struct Ep {
     // Field order is release order: the id before its channel.

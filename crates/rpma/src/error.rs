@@ -11,6 +11,17 @@ use crate::log::{Level, Op};
 /// C library's `RPMA_E_*` codes ([`Error::code`]); a failed provider call
 /// also says which call failed, where, and with which errno
 /// ([`ProviderError`], the error's `source`).
+///
+/// ```
+/// use std::io::ErrorKind;
+/// use rpma::{Error, MrRemote, Usage};
+///
+/// // a region with no usage is refused
+/// let e = MrRemote::from_parts(0x1000, 64, 7, Usage::empty()).unwrap_err();
+/// assert_eq!(e, Error::Inval);
+/// let io: std::io::Error = e.into();
+/// assert_eq!(io.kind(), ErrorKind::InvalidInput);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -50,6 +61,18 @@ pub enum Error {
 
 /// A libibverbs or librdmacm call that failed: which one, in which
 /// operation, and the errno it gave (0 when it gave none).
+///
+/// ```
+/// use rpma::Error;
+///
+/// fn report(r: rpma::Result<()>) {
+///     match r {
+///         Err(Error::Provider(p)) => eprintln!("{}() failed: errno {}", p.call(), p.errno()),
+///         Err(e) => eprintln!("{e}"),
+///         Ok(()) => {}
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("{call}() failed in {}: {}", op.as_cstr().to_string_lossy(), Errno(*errno))]
 pub struct ProviderError {
@@ -80,6 +103,13 @@ impl ProviderError {
 }
 
 /// The result of every fallible operation of this crate.
+///
+/// ```
+/// fn might_fail() -> rpma::Result<u32> {
+///     Err(rpma::Error::NoSupp)
+/// }
+/// assert!(might_fail().is_err());
+/// ```
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {

@@ -26,6 +26,16 @@ use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering::SeqCst};
 use std::sync::OnceLock;
 
 /// Message levels, with the values of `enum rpma_log_level`.
+///
+/// ```
+/// use rpma::log::{self, Level, Threshold};
+///
+/// // messages up to NOTICE reach the sink; the default sink also copies
+/// // WARNING and worse to stderr (the second threshold)
+/// log::set_threshold(Threshold::Main, Level::Notice);
+/// assert_eq!(log::threshold(Threshold::Main), Level::Notice);
+/// assert!(Level::Error < Level::Notice);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(i32)]
 pub enum Level {
@@ -75,6 +85,13 @@ impl Level {
 }
 
 /// The two thresholds, with the values of `enum rpma_log_threshold`.
+///
+/// ```
+/// use rpma::log::{self, Level, Threshold};
+///
+/// log::set_threshold(Threshold::Aux, Level::Error);
+/// assert_eq!(log::threshold(Threshold::Aux), Level::Error);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum Threshold {
@@ -98,10 +115,29 @@ impl Threshold {
 /// A user log sink: called once per message that passes the main
 /// threshold, from whichever thread logs it, possibly from several threads
 /// at once. A panic in it is caught and loses that message only.
+///
+/// ```
+/// use rpma::log::{self, Record};
+///
+/// log::set_sink(Box::new(|r: &Record<'_>| {
+///     eprintln!("{:?} {}: {}", r.level(), r.function(), r.message());
+/// }));
+/// ```
 pub type Sink = dyn Fn(&Record<'_>) + Send + Sync;
 
 /// The operation a message comes from: an API call of the crate, or a
 /// step inside one (resolving an address, posting a work request).
+///
+/// ```
+/// use rpma::log::{self, Op, Record};
+///
+/// // count the failed posts of one kind
+/// log::set_sink(Box::new(|r: &Record<'_>| {
+///     if r.op() == Op::PostWrite {
+///         eprintln!("a write was refused: {}", r.message());
+///     }
+/// }));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Op {
@@ -224,6 +260,14 @@ fn op_name(op: Op) -> &'static CStr {
 
 /// One message, as a sink receives it. Everything it borrows lives only for
 /// the call.
+///
+/// ```
+/// use rpma::log::{self, Record};
+///
+/// log::set_sink(Box::new(|r: &Record<'_>| {
+///     eprintln!("{}:{} {}: {}", r.file(), r.line(), r.function(), r.message());
+/// }));
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Record<'a> {
     level: Level,

@@ -19,7 +19,30 @@ pub use crate::usage::Usage;
 /// Size of a memory-region descriptor in bytes.
 pub const DESCRIPTOR_SIZE: usize = 21;
 
-/// A registered local memory region (opaque to C).
+// For rustdoc only: cbindgen copies doc comments into librpma.h.
+#[cfg_attr(
+    doc,
+    doc = r#"A registration of local memory on a peer: the device, and the remote
+peer as its usage allows, read and write the memory while it lives.
+A [`Region`](crate::Region) owns the memory it registers (and derefs
+to its `MrLocal`); [`MrLocal::reg_scoped`] lends a buffer for a
+closure.
+
+```
+use rpma::mr::MrLocal;
+use rpma::{Peer, Usage};
+
+/// Lends `buf` to the device while `f` runs: the region is the buffer's
+/// registration, and goes before the borrow ends.
+fn expose(peer: &Peer, buf: &mut [u8]) -> rpma::Result<[u8; 21]> {
+    MrLocal::reg_scoped(peer, buf, Usage::WRITE_DST, |mr| {
+        // ... the peer writes into it through this descriptor ...
+        mr.descriptor()
+    })
+}
+```"#
+)]
+#[allow(missing_docs)] // documented for rustdoc above
 #[derive(Debug)]
 pub struct MrLocal {
     // Field order is release order: the registration before the peer
@@ -311,6 +334,18 @@ impl MrLocal {
 
 /// A paging hint for [`MrLocal::advise`] (`enum ibv_advise_mr_advice`,
 /// `advice` of `rpma_mr_advise`).
+///
+/// ```
+/// use rpma::mr::{Advice, AdviseFlags};
+/// use rpma::{Peer, Region, Usage};
+///
+/// fn warm_up(peer: &Peer) -> rpma::Result<Region> {
+///     let region = Region::reg(peer, vec![0u8; 1 << 20], Usage::WRITE_DST)?;
+///     // fault the pages in before the peer writes (on-demand paging)
+///     region.advise(0, 1 << 20, Advice::PrefetchWrite, AdviseFlags::FLUSH)?;
+///     Ok(region)
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Advice {
     /// Prefetch the range for reading (`IBV_ADVISE_MR_ADVICE_PREFETCH`).
@@ -405,6 +440,21 @@ impl std::ops::BitOr for AdviseFlags {
 
 /// A region of a remote peer, as its descriptor describes it. Nothing in
 /// it is trusted: the remote device checks every access against the rkey.
+// For rustdoc only: cbindgen copies doc comments into librpma.h.
+#[cfg_attr(
+    doc,
+    doc = r#"
+```
+use rpma::{MrRemote, Usage};
+
+let mr = MrRemote::from_parts(0x1000, 4096, 7, Usage::WRITE_DST)?;
+// what the owner sends its peer, and what the peer reads back
+let back = MrRemote::from_descriptor(&mr.to_descriptor())?;
+assert_eq!(*back, mr);
+assert_eq!(mr.slice(..64)?.len(), 64);
+# Ok::<(), rpma::Error>(())
+```"#
+)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MrRemote {
     // Crate-visible so the work-request builders read them directly; the

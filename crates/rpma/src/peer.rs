@@ -20,6 +20,14 @@ use crate::verbs::{device_context, Registration};
 
 /// The kind of address a [`Device`] is looked up by, with the values of
 /// `enum rpma_util_ibv_context_type`.
+///
+/// ```no_run
+/// use rpma::peer::{ContextType, Device};
+///
+/// // the device that reaches 192.168.0.2 from here
+/// let dev = Device::lookup("192.168.0.2", ContextType::Remote)?;
+/// # Ok::<(), rpma::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum ContextType {
@@ -49,6 +57,16 @@ impl ContextType {
 /// (at process exit) or the device is unplugged, when every object on it
 /// has failed anyway. Nothing in this crate or in librdmacm's API lets a
 /// program close it.
+///
+/// ```no_run
+/// use rpma::peer::{Device, Peer};
+///
+/// // the device that owns 192.168.0.1, by address or by host name
+/// let dev = Device::local("192.168.0.1")?;
+/// println!("on-demand paging: {}", dev.is_odp_capable()?);
+/// let peer = Peer::new(&dev)?;
+/// # Ok::<(), rpma::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Device {
     ctx: NonNull<sys::ibv_context>,
@@ -149,6 +167,22 @@ impl Device {
 /// A `Peer` is shared by reference counting: cloning is cheap, every
 /// region, queue pair and shared receive queue made on it holds a clone,
 /// and the domain is released when the last of them is gone.
+// For rustdoc only: cbindgen copies doc comments into librpma.h.
+#[cfg_attr(
+    doc,
+    doc = r#"
+```
+use std::net::IpAddr;
+use rpma::{Peer, Region, Usage};
+
+fn open(ip: IpAddr) -> rpma::Result<(Peer, Region)> {
+    let peer = Peer::local(ip)?;
+    // the region holds a clone: the domain stays until both are gone
+    let region = Region::reg(&peer, vec![0u8; 4096], Usage::READ_SRC)?;
+    Ok((peer, region))
+}
+```"#
+)]
 #[derive(Debug, Clone)]
 pub struct Peer {
     domain: Arc<Domain>,

@@ -12,6 +12,24 @@ use crate::log::{Level, Op};
 pub const DESCRIPTOR_SIZE: usize = 1;
 
 /// A peer configuration. Shared freely between threads: the flag is atomic.
+// For rustdoc only: cbindgen copies doc comments into librpma.h.
+#[cfg_attr(
+    doc,
+    doc = r#"
+```
+use rpma::peer_cfg::PeerCfg;
+
+// the server declares that the memory it exposes is persistent...
+let cfg = PeerCfg::new();
+cfg.set_direct_write_to_pmem(true);
+let sent = cfg.descriptor();
+// ...and the client applies what it received to its connection
+// (Conn::apply_remote_peer_cfg), which allows a persistent flush
+let got = PeerCfg::from_descriptor(&sent)?;
+assert!(got.direct_write_to_pmem());
+# Ok::<(), rpma::Error>(())
+```"#
+)]
 #[derive(Debug, Default)]
 pub struct PeerCfg {
     direct_write_to_pmem: AtomicBool,

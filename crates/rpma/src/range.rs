@@ -8,6 +8,17 @@ use crate::mr::{MrLocal, MrRemote};
 
 /// A checked range of a region: of a local one ([`Local`]) or of a peer's
 /// ([`Remote`]).
+///
+/// ```
+/// use rpma::{MrRemote, Usage};
+///
+/// let mr = MrRemote::from_parts(0x1000, 4096, 7, Usage::READ_SRC)?;
+/// let r = mr.slice(100..200)?;
+/// assert_eq!((r.offset(), r.len()), (100, 100));
+/// // ranges past the region are refused when they are made
+/// assert!(mr.slice(4000..5000).is_err());
+/// # Ok::<(), rpma::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Range<'r, M> {
     pub(crate) mr: &'r M,
@@ -17,11 +28,32 @@ pub struct Range<'r, M> {
 
 /// A range of a local region: inside the region, and at most 4 GiB - 1
 /// long (the most one work request carries).
+///
+/// ```
+/// use rpma::{Peer, Region, Usage};
+///
+/// fn halves(peer: &Peer) -> rpma::Result<()> {
+///     let region = Region::reg(peer, vec![0u8; 4096], Usage::SEND)?;
+///     let (head, tail) = (region.slice(..2048)?, region.slice(2048..)?);
+///     assert_eq!(head.len() + tail.len(), region.size());
+///     Ok(())
+/// }
+/// ```
 pub type Local<'r> = Range<'r, MrLocal>;
 
 /// A range of a peer's region: inside the region as its owner described
 /// it, and at most 4 GiB - 1 long. The remote device checks the access
 /// again against its key.
+///
+/// ```
+/// use rpma::{MrRemote, Usage};
+///
+/// let mr = MrRemote::from_parts(0x1000, 64, 7, Usage::WRITE_DST)?;
+/// // the 8 bytes an atomic write takes
+/// let word = mr.slice(8..16)?;
+/// assert_eq!(word.len(), rpma::conn::ATOMIC_WRITE_LEN);
+/// # Ok::<(), rpma::Error>(())
+/// ```
 pub type Remote<'r> = Range<'r, MrRemote>;
 
 // By hand: derived, they would ask the region type for Clone and Copy too.

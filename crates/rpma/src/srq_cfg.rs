@@ -14,6 +14,19 @@ pub const DEFAULT_SRQ_SIZE: u32 = 20;
     doc = "The sizes an SRQ is created with: its receive queue and its own \
            receive completion queue (0: none)."
 )]
+#[cfg_attr(
+    doc,
+    doc = r#"
+```
+use rpma::srq_cfg::SrqCfg;
+
+let cfg = SrqCfg::new();
+cfg.set_rq_size(64);
+// no receive CQ of its own: each connection's CQ reports its receives
+cfg.set_rcq_size(0);
+assert_eq!((cfg.rq_size(), cfg.rcq_size()), (64, 0));
+```"#
+)]
 #[allow(missing_docs)]
 #[derive(Debug)]
 pub struct SrqCfg {

@@ -4,6 +4,19 @@
 use std::ffi::CStr;
 
 /// Connection events, with the values of `enum rpma_conn_event`.
+///
+/// ```
+/// use rpma::{Conn, ConnEvent};
+///
+/// fn wait_until_closed(conn: &Conn) -> rpma::Result<()> {
+///     loop {
+///         match conn.next_event()? {
+///             ConnEvent::Closed | ConnEvent::Lost => return Ok(()),
+///             other => println!("{}", other.as_cstr().to_string_lossy()),
+///         }
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum ConnEvent {

@@ -16,6 +16,15 @@ use crate::range::Remote;
 use crate::sys;
 
 /// How far a flush pushes the data written before it.
+///
+/// ```
+/// use rpma::{Conn, FlushType, Opts, Remote};
+///
+/// /// Completes once what was written to `dst` before is persistent there.
+/// fn persist(conn: &Conn, dst: Remote<'_>) -> rpma::Result<()> {
+///     conn.flush(dst, FlushType::Persistent, Opts::signaled().context(9))
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FlushType {
     /// Into persistent memory (`RPMA_FLUSH_TYPE_PERSISTENT`).

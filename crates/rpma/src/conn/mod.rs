@@ -29,7 +29,38 @@ pub use event::ConnEvent;
 pub use flush::FlushType;
 pub use ops::{Opts, Wake, ATOMIC_WRITE_LEN};
 
-/// A connection (opaque to C).
+// For rustdoc only: cbindgen copies doc comments into librpma.h.
+#[cfg_attr(
+    doc,
+    doc = r#"A connection: its queues, its event channel, a clone of its peer (and
+of the shared receive queue it receives through), and what the peer
+sent. Dropping it releases it without a disconnect; call
+[`Conn::disconnect`] and wait for [`ConnEvent::Closed`] to close it in
+order. It is `Send` and `Sync`: operations may be posted from several
+threads at once.
+
+```
+use rpma::{Conn, Error, FlushType, Local, Opts, Remote, WorkCompletion};
+
+/// Writes `src` to `dst` and waits until it is visible at the peer.
+fn put(conn: &Conn, src: Local<'_>, dst: Remote<'_>) -> rpma::Result<()> {
+    // no completion for the write unless it fails; the flush's says both
+    // are done, since a connection's operations complete in order
+    conn.write(src, dst, Opts::unsignaled())?;
+    conn.flush(dst, FlushType::Visibility, Opts::signaled().context(1))?;
+    let mut wc = [WorkCompletion::default()];
+    loop {
+        match conn.cq().poll(&mut wc) {
+            Ok(_) if wc[0].status().is_success() => return Ok(()),
+            Ok(_) => return Err(Error::Unknown),
+            Err(Error::NoCompletion) => conn.cq().wait()?,
+            Err(e) => return Err(e),
+        }
+    }
+}
+```"#
+)]
+#[allow(missing_docs)] // documented for rustdoc above
 #[derive(Debug)]
 pub struct Conn {
     /// The id, queues and event channel, and the clones of the peer and

@@ -98,6 +98,28 @@ fn same_len(a: usize, b: usize) -> Result<usize> {
 }
 
 /// What woke a wait on the shared completion channel.
+///
+/// ```
+/// use rpma::{Conn, Error, WorkCompletion};
+///
+/// /// One completion of a connection made with a shared completion channel
+/// /// (`ConnCfg::set_compl_channel(true)`), from whichever queue has one.
+/// fn next(conn: &Conn) -> rpma::Result<WorkCompletion> {
+///     let mut wc = [WorkCompletion::default()];
+///     loop {
+///         for cq in [Some(conn.cq()), conn.rcq()].into_iter().flatten() {
+///             match cq.poll(&mut wc) {
+///                 Ok(_) => return Ok(wc[0]),
+///                 Err(Error::NoCompletion) => {}
+///                 Err(e) => return Err(e),
+///             }
+///         }
+///         let wake = conn.wait()?;
+///         wake.rearmed?;
+///         println!("the {} CQ reported", if wake.is_rcq { "receive" } else { "main" });
+///     }
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Wake<'a> {
     /// The queue that has completions.

@@ -23,7 +23,30 @@ use crate::range::Local;
 use crate::sys;
 use crate::verbs::{self, host_and_port, AddrInfo, CmId, EventChannel};
 
-/// A connection request (opaque to C).
+// For rustdoc only: cbindgen copies doc comments into librpma.h.
+#[cfg_attr(
+    doc,
+    doc = r#"A connection request: the queues are ready (receives can be posted),
+the connection is not. Dropping an incoming one rejects it.
+
+```
+use std::net::SocketAddr;
+use std::time::Duration;
+use rpma::{Conn, ConnCfg, ConnEvent, ConnReq, Error, Peer};
+
+fn dial(server: SocketAddr) -> rpma::Result<Conn> {
+    let peer = Peer::remote(server.ip())?;
+    let cfg = ConnCfg::new();
+    cfg.set_timeout(2000)?;
+    let conn = ConnReq::new(&peer, server, Some(&cfg))?.connect(b"hello")?;
+    match conn.next_event_timeout(Duration::from_secs(5))? {
+        Some(ConnEvent::Established) => Ok(conn),
+        _ => Err(Error::Unknown),
+    }
+}
+```"#
+)]
+#[allow(missing_docs)] // documented for rustdoc above
 #[derive(Debug)]
 pub struct ConnReq {
     /// The id and its queues, its event channel, and the clones of the
