@@ -156,7 +156,7 @@ impl Ep {
     /// As [`Ep::next_request`].
     pub fn try_next_request(&self, cfg: Option<&ConnCfg>) -> Result<Option<ConnReq>> {
         match self.evch.try_next(Op::EpNextConnReq)? {
-            Some(ev) => self.take_conn_req(ev, cfg).map(|req| Some(*req)),
+            Some(ev) => self.take_conn_req(ev, cfg).map(Some),
             None => Ok(None),
         }
     }
@@ -185,11 +185,12 @@ impl Ep {
         /// none (ENODATA), and `Error::Provider` (EAGAIN) when none waits on a
         /// non-blocking fd.
         fn next_conn_req(&self, cfg: Option<&ConnCfg>) -> Result<Box<ConnReq>> {
-            self.take_conn_req(self.evch.next(Op::EpNextConnReq)?, cfg)
+            // A failed allocation drops the request, which rejects it.
+            try_box(self.take_conn_req(self.evch.next(Op::EpNextConnReq)?, cfg)?)
         }
     }
 
-    fn take_conn_req(&self, ev: CmEvent, cfg: Option<&ConnCfg>) -> Result<Box<ConnReq>> {
+    fn take_conn_req(&self, ev: CmEvent, cfg: Option<&ConnCfg>) -> Result<ConnReq> {
         let e = ev.get();
         if e.event != sys::RDMA_CM_EVENT_CONNECT_REQUEST {
             // SAFETY: rdma_event_str returns a static string for any value.
@@ -224,9 +225,7 @@ impl Ep {
                 let req = ConnReq::assemble(id, parts);
                 acked?;
                 req.leave_endpoint()?;
-                // Boxed as the C face boxed it for its handle: a failed
-                // allocation is RPMA_E_NOMEM.
-                try_box(req)
+                Ok(req)
             }
             Err(e) => {
                 // Unlike the C library, which leaves the peer waiting for

@@ -136,7 +136,7 @@ impl ConnReq {
     /// cannot be allocated.
     pub fn new(peer: &Peer, addr: SocketAddr, cfg: Option<&ConnCfg>) -> Result<ConnReq> {
         let (host, port) = host_and_port(addr);
-        Ok(*ConnReq::new_cstr(peer, &host, &port, cfg)?)
+        ConnReq::resolve(peer, &host, &port, cfg)
     }
 
     raw_api! {
@@ -153,42 +153,47 @@ impl ConnReq {
             port: &CStr,
             cfg: Option<&ConnCfg>,
         ) -> Result<Box<ConnReq>> {
-            let s = settings(cfg);
-            let info = AddrInfo::resolve(addr, Some(port), false)?;
-            // The id is on the connection's event channel from the start and
-            // takes the events of its two resolutions there itself. The C
-            // library's id is synchronous (librdmacm opens a private channel
-            // for it) and moves to a new channel when it connects. Without the
-            // move a connection reaches ESTABLISHED sooner
-            // (bench/results/history.md, "the phases of a conn cycle"), and
-            // costs one open, one close and one migration command less.
-            let evch = EventChannel::new()?;
-            let id = CmId::new(Some(&evch))?;
-            id.resolve_addr(&info, s.timeout_ms, Some(&evch))?;
-            id.resolve_route(s.timeout_ms, Some(&evch))?;
-            let queues = Queues::build(peer, &id, &s)?;
-            rpma_log!(
-                Level::Notice,
-                Op::ConnReqNew,
-                "Requesting a connection to {}:{}",
-                addr.to_string_lossy(),
-                port.to_string_lossy()
-            );
-            // Boxed where it is built: returned by value, the request was
-            // copied once more on its way to the heap. A failed allocation
-            // drops it, which releases the queues and the id.
-            try_box(ConnReq {
-                parts: Some(Parts {
-                    id,
-                    queues,
-                    evch,
-                    peer: peer.clone(),
-                    srq: s.srq,
-                }),
-                passive: false,
-                private_data: None,
-            })
+            // A failed allocation drops the request, which releases the
+            // queues and the id.
+            try_box(ConnReq::resolve(peer, addr, port, cfg)?)
         }
+    }
+
+    /// Resolves `addr`:`port` and builds the queues: the body of
+    /// [`ConnReq::new`] and of its C form.
+    fn resolve(peer: &Peer, addr: &CStr, port: &CStr, cfg: Option<&ConnCfg>) -> Result<ConnReq> {
+        let s = settings(cfg);
+        let info = AddrInfo::resolve(addr, Some(port), false)?;
+        // The id is on the connection's event channel from the start and
+        // takes the events of its two resolutions there itself. The C
+        // library's id is synchronous (librdmacm opens a private channel
+        // for it) and moves to a new channel when it connects. Without the
+        // move a connection reaches ESTABLISHED sooner
+        // (bench/results/history.md, "the phases of a conn cycle"), and
+        // costs one open, one close and one migration command less.
+        let evch = EventChannel::new()?;
+        let id = CmId::new(Some(&evch))?;
+        id.resolve_addr(&info, s.timeout_ms, Some(&evch))?;
+        id.resolve_route(s.timeout_ms, Some(&evch))?;
+        let queues = Queues::build(peer, &id, &s)?;
+        rpma_log!(
+            Level::Notice,
+            Op::ConnReqNew,
+            "Requesting a connection to {}:{}",
+            addr.to_string_lossy(),
+            port.to_string_lossy()
+        );
+        Ok(ConnReq {
+            parts: Some(Parts {
+                id,
+                queues,
+                evch,
+                peer: peer.clone(),
+                srq: s.srq,
+            }),
+            passive: false,
+            private_data: None,
+        })
     }
 
     /// The passive request of an incoming connect-request event: builds the
@@ -306,9 +311,9 @@ impl ConnReq {
     /// data than the transport carries), or the peer's flush target cannot
     /// be registered; `Error::NoMem` when the connection or the flush
     /// target's page cannot be allocated.
-    pub fn connect(self, pdata: &[u8]) -> Result<Conn> {
+    pub fn connect(mut self, pdata: &[u8]) -> Result<Conn> {
         let pdata = (!pdata.is_empty()).then_some(pdata);
-        Ok(*try_box(self)?.connect_boxed(pdata)?)
+        Ok(*self.take_into_conn(pdata)?)
     }
 
     raw_api! {
@@ -340,32 +345,40 @@ impl ConnReq {
         // copied out of its box
         #[allow(clippy::boxed_local)]
         fn connect_boxed(mut self: Box<Self>, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
-            // rdma_cm's length is one byte: longer data is refused, not cut
-            if pdata.is_some_and(|d| d.len() > usize::from(u8::MAX)) {
-                return Err(Error::Inval);
-            }
-            let parts = self.parts.take().expect("present until released");
-            let (ack_timeout, rnr_timer) = (parts.peer.ack_timeout(), parts.peer.min_rnr_timer());
-            let mut param = conn_param(pdata, ack_timeout);
-            // the timeout reaches the queue pair when it is made ready to send,
-            // inside the accept or after the connect
-            parts.id.apply_ack_timeout(ack_timeout);
-            let passive = self.passive;
-            let private_data = self.private_data.take();
-            // A failed allocation drops the connection, which releases the
-            // parts (and rejects an incoming request) as the request would.
-            let mut conn = try_box(Conn::new(parts, passive))?;
-            conn.take_flush_target()?;
-            if passive {
-                conn.accept(&mut param)?;
-                conn.set_min_rnr_timer(rnr_timer);
-                conn.keep_private_data(private_data);
-            } else {
-                conn.set_min_rnr_timer_when_established(rnr_timer);
-                conn.connect(&mut param)?;
-            }
-            Ok(conn)
+            self.take_into_conn(pdata)
         }
+    }
+
+    /// The body of [`ConnReq::connect`] and of its C form: the parts move
+    /// into a connection (on the heap, so that an exhausted heap releases
+    /// the request before the connect or accept); what is left of the
+    /// request then releases nothing when it is dropped.
+    fn take_into_conn(&mut self, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
+        // rdma_cm's length is one byte: longer data is refused, not cut
+        if pdata.is_some_and(|d| d.len() > usize::from(u8::MAX)) {
+            return Err(Error::Inval);
+        }
+        let parts = self.parts.take().expect("present until released");
+        let (ack_timeout, rnr_timer) = (parts.peer.ack_timeout(), parts.peer.min_rnr_timer());
+        let mut param = conn_param(pdata, ack_timeout);
+        // the timeout reaches the queue pair when it is made ready to send,
+        // inside the accept or after the connect
+        parts.id.apply_ack_timeout(ack_timeout);
+        let passive = self.passive;
+        let private_data = self.private_data.take();
+        // A failed allocation drops the connection, which releases the
+        // parts (and rejects an incoming request) as the request would.
+        let mut conn = try_box(Conn::new(parts, passive))?;
+        conn.take_flush_target()?;
+        if passive {
+            conn.accept(&mut param)?;
+            conn.set_min_rnr_timer(rnr_timer);
+            conn.keep_private_data(private_data);
+        } else {
+            conn.set_min_rnr_timer_when_established(rnr_timer);
+            conn.connect(&mut param)?;
+        }
+        Ok(conn)
     }
 
     fn release(&mut self) -> Result<()> {
@@ -406,7 +419,6 @@ impl Conn {
         Conn {
             parts: Some(parts),
             flush: None,
-            flush_read: None,
             private_data: OnceLock::new(),
             direct_write_to_pmem: AtomicBool::new(false),
             qp,
@@ -424,9 +436,7 @@ impl Conn {
     /// none).
     fn take_flush_target(&mut self) -> Result<()> {
         if !self.native.flush {
-            let target = self.parts().peer.flush_target()?;
-            self.flush_read = Some(target.sge());
-            self.flush = Some(target);
+            self.flush = Some(self.parts().peer.flush_target()?);
         }
         Ok(())
     }
