@@ -551,6 +551,8 @@ pub(crate) struct FlushTarget {
     // Field order is release order: the registration before the page.
     reg: Registration,
     page: Page,
+    /// The entry one flush's read lands in, read by every emulated flush.
+    sge: sys::ibv_sge,
 }
 
 impl FlushTarget {
@@ -563,18 +565,18 @@ impl FlushTarget {
         // (field order, and `delete`).
         let reg =
             unsafe { Registration::new(pd, page.ptr.as_ptr(), READ_LEN, access, odp_capable) }?;
-        Ok(FlushTarget { reg, page })
+        let sge = sys::ibv_sge {
+            addr: reg.raw().addr as u64,
+            length: READ_LEN as u32,
+            lkey: reg.raw().lkey,
+        };
+        Ok(FlushTarget { reg, page, sge })
     }
 
     /// The scatter/gather entry of one flush's read.
     #[inline]
     pub(crate) fn sge(&self) -> sys::ibv_sge {
-        let mr = self.reg.raw();
-        sys::ibv_sge {
-            addr: mr.addr as u64,
-            length: READ_LEN as u32,
-            lkey: mr.lkey,
-        }
+        self.sge
     }
 
     /// Lets go of one reference: the last one deletes the target and
@@ -590,7 +592,7 @@ impl FlushTarget {
     /// deregistration as `RPMA_E_PROVIDER`, a failed unmap as
     /// `RPMA_E_INVAL`, as the C library reports them.
     pub(crate) fn delete(self) -> Result<()> {
-        let FlushTarget { reg, page } = self;
+        let FlushTarget { reg, page, .. } = self;
         let r = reg.destroy();
         r.and(page.unmap())
     }

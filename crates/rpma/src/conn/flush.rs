@@ -111,12 +111,12 @@ impl Conn {
             let remote = post::Remote::at(dst, dst_offset);
             // A connection reads into a flush target exactly when its queue
             // pair has no native flush.
-            match self.flush_read {
+            match self.flush.as_deref() {
                 None => self
                     .native
                     .flush(remote, len, kind.placement(), completion, op_context),
-                Some(sge) => SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
-                    .sge(Some(sge))
+                Some(target) => SendWr::new(sys::IBV_WR_RDMA_READ, completion, op_context)
+                    .sge(Some(target.sge()))
                     .remote(remote)
                     .post(self.qp, Kind::Read),
             }

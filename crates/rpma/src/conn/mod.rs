@@ -68,9 +68,8 @@ pub struct Conn {
     /// order) by `release`, which `delete` and `Drop` both run.
     parts: Option<Parts>,
     /// The peer's flush read target, held exactly when the queue pair has
-    /// no native flush, and the entry an emulated flush reads into.
+    /// no native flush.
     flush: Option<Arc<FlushTarget>>,
-    flush_read: Option<sys::ibv_sge>,
     /// What the peer sent: set at creation on the passive side, at the
     /// first ESTABLISHED event on the active side, and never changed
     /// afterwards, so the slice may be handed out until the connection is
