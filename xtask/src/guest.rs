@@ -1,5 +1,13 @@
 //! One stack's tests in one boot of its SoftRoCE guest (softroce/rxe-run,
 //! `xtask inside suite` in it), reported as each ends.
+//!
+//! A watchdog stops a guest that has stalled: one whose test outlived its
+//! limit (the guest kills every test at its limit, so only an unkillable
+//! task or a frozen kernel gets there), or one that started no test in
+//! `BOOT_SECS` after QEMU started. Before it stops QEMU it asks the guest's
+//! kernel, by magic SysRq keys through QEMU's monitor, for its blocked
+//! tasks and every CPU's backtrace: the cause, in the whole console that
+//! rxe-run keeps in the exchange folder.
 
 use crate::list::{Stack, Test};
 use crate::outcome::{judge, Outcome, Paths, Report, QEMU_LOCK};
@@ -8,7 +16,28 @@ use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::sync::Mutex;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Seconds from QEMU's start to the first test's start: a boot under TCG
+/// takes well under a minute, making persistent memory another minute.
+const BOOT_SECS: u64 = 600;
+/// Seconds past a test's limit before its guest counts as stalled: the
+/// guest's `timeout -k 5` has killed the test by then, if it could.
+const GRACE_SECS: u64 = 60;
+
+/// What the watchdog reads and the console's reader writes.
+#[derive(Default)]
+struct Watch {
+    /// The tests the guest has started and not ended, with their start
+    /// and limit.
+    running: HashMap<String, (Instant, u64)>,
+    started_any: bool,
+    done: bool,
+    /// Why the watchdog stopped the guest.
+    stalled: Option<String>,
+}
 
 fn fail_all(tests: &[&Test], report: &Report, note: &str) {
     for t in tests {
@@ -58,6 +87,11 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
     }
     let manifest_path = dir.join("manifest");
     fs::write(&manifest_path, manifest).expect("the guest's manifest");
+    // the exchange folder at a known place: the watchdog reaches QEMU's
+    // monitor there, and the whole console stays for whoever reads a failure
+    let xchg = dir.join("xchg");
+    let _ = fs::remove_dir_all(&xchg);
+    fs::create_dir_all(&xchg).expect("the guest's exchange folder");
     // this very executable runs the guest's side: the guest sees the
     // host's paths (Debian 13's root has the tree overlaid at its own)
     let exe = std::env::current_exe().unwrap_or_else(|_| "xtask".into());
@@ -73,6 +107,7 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
         .current_dir(&paths.root)
         .env("RXE_STACK", stack.release())
         .env("RXE_TIMEOUT", guest_limit(stack, tests).to_string())
+        .env("RXE_XCHG", &xchg)
         .stdin(Stdio::null())
         .stdout(Stdio::piped());
     if stack.is_siw() {
@@ -95,49 +130,64 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
             return;
         }
     };
+    let watch = Mutex::new(Watch::default());
     let mut current: Option<(String, String)> = None;
     let started = Instant::now();
     let mut last = started;
-    for line in BufReader::new(child.stdout.take().unwrap())
-        .split(b'\n')
-        .map_while(Result::ok)
-    {
-        let line = String::from_utf8_lossy(&line).into_owned();
-        // the host's clock beside each line: where a guest's time goes
-        let _ = writeln!(console, "{:7.1} {line}", started.elapsed().as_secs_f64());
-        if let Some(name) = line.strip_prefix("@@test begin ") {
-            current = Some((name.trim().to_string(), String::new()));
-        } else if let Some(rest) = line.strip_prefix("@@test end ") {
-            let mut it = rest.split_whitespace();
-            let (name, rc) = (
-                it.next().unwrap_or(""),
-                it.next().and_then(|r| r.parse().ok()).unwrap_or(-1),
-            );
-            let body = current.take().map(|c| c.1).unwrap_or_default();
-            if let Some(t) = pending.remove(name) {
-                let _ = fs::write(paths.log(t), &body);
-                let secs = body
-                    .lines()
-                    .rev()
-                    .find_map(|l| {
-                        l.strip_prefix(&format!("({name} took "))
-                            .and_then(|r| r.split(' ').next()?.parse().ok())
-                    })
-                    .unwrap_or_else(|| last.elapsed().as_secs_f64());
-                let (passed, note) = judge(t, rc);
-                report.add(Outcome {
-                    test: t.clone(),
-                    passed,
-                    secs,
-                    note,
-                });
+    thread::scope(|s| {
+        s.spawn(|| watchdog(&xchg, &watch));
+        for line in BufReader::new(child.stdout.take().unwrap())
+            .split(b'\n')
+            .map_while(Result::ok)
+        {
+            let line = String::from_utf8_lossy(&line).into_owned();
+            // the host's clock beside each line: where a guest's time goes
+            let _ = writeln!(console, "{:7.1} {line}", started.elapsed().as_secs_f64());
+            if let Some(rest) = line.strip_prefix("@@test start ") {
+                let mut it = rest.split_whitespace();
+                if let (Some(name), Some(limit)) =
+                    (it.next(), it.next().and_then(|l| l.parse().ok()))
+                {
+                    let mut w = watch.lock().unwrap();
+                    w.started_any = true;
+                    w.running.insert(name.to_string(), (Instant::now(), limit));
+                }
+            } else if let Some(name) = line.strip_prefix("@@test begin ") {
+                current = Some((name.trim().to_string(), String::new()));
+            } else if let Some(rest) = line.strip_prefix("@@test end ") {
+                let mut it = rest.split_whitespace();
+                let (name, rc) = (
+                    it.next().unwrap_or(""),
+                    it.next().and_then(|r| r.parse().ok()).unwrap_or(-1),
+                );
+                watch.lock().unwrap().running.remove(name);
+                let body = current.take().map(|c| c.1).unwrap_or_default();
+                if let Some(t) = pending.remove(name) {
+                    let _ = fs::write(paths.log(t), &body);
+                    let secs = body
+                        .lines()
+                        .rev()
+                        .find_map(|l| {
+                            l.strip_prefix(&format!("({name} took "))
+                                .and_then(|r| r.split(' ').next()?.parse().ok())
+                        })
+                        .unwrap_or_else(|| last.elapsed().as_secs_f64());
+                    let (passed, note) = judge(t, rc);
+                    report.add(Outcome {
+                        test: t.clone(),
+                        passed,
+                        secs,
+                        note,
+                    });
+                }
+                last = Instant::now();
+            } else if let Some((_, body)) = current.as_mut() {
+                body.push_str(&line);
+                body.push('\n');
             }
-            last = Instant::now();
-        } else if let Some((_, body)) = current.as_mut() {
-            body.push_str(&line);
-            body.push('\n');
         }
-    }
+        watch.lock().unwrap().done = true;
+    });
     let status = child.wait().map(|s| s.code().unwrap_or(128)).unwrap_or(-1);
     println!(
         "xtask: the {stack} guest ran {} tests in {:.0} s, boot, power-off and any wait for the QEMU lock included",
@@ -153,10 +203,17 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
             .map(str::to_string)
             .collect();
         let tail: Vec<String> = tail.into_iter().rev().collect();
-        let note = format!(
-            "did not run: the {stack} guest ended with status {status} (console: {})",
-            console_path.display()
-        );
+        let note = match watch.into_inner().unwrap().stalled {
+            Some(why) => format!(
+                "did not run: the {stack} guest stalled ({why}) and was stopped; its kernel's blocked tasks and backtraces are in {}",
+                xchg.join("console").display()
+            ),
+            None => format!(
+                "did not run: the {stack} guest ended with status {status} (console: {}, whole: {})",
+                console_path.display(),
+                xchg.join("console").display()
+            ),
+        };
         let mut left: Vec<&Test> = pending.into_values().collect();
         left.sort_by(|a, b| a.name.cmp(&b.name));
         for t in &left {
@@ -166,6 +223,60 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
             );
         }
         fail_all(&left, report, &note);
+    }
+}
+
+/// Watches one guest until the console's reader is done; stops it if it
+/// stalls (the module's comment says when).
+fn watchdog(xchg: &Path, watch: &Mutex<Watch>) {
+    let mut booted: Option<Instant> = None;
+    loop {
+        thread::sleep(Duration::from_secs(5));
+        let mut w = watch.lock().unwrap();
+        if w.done {
+            return;
+        }
+        if booted.is_none() && xchg.join("qemu.pid").exists() {
+            booted = Some(Instant::now());
+        }
+        let overdue = w.running.iter().find_map(|(name, (since, limit))| {
+            let secs = since.elapsed().as_secs();
+            (secs > limit + GRACE_SECS)
+                .then(|| format!("{name} ran {secs} s, past its limit of {limit} s"))
+        });
+        let unstarted = booted
+            .filter(|b| !w.started_any && b.elapsed().as_secs() > BOOT_SECS)
+            .map(|_| format!("no test started in the {BOOT_SECS} s after QEMU started"));
+        if let Some(why) = overdue.or(unstarted) {
+            eprintln!("xtask: the guest stalled: {why}; asking its kernel for blocked tasks and backtraces, then stopping it");
+            w.stalled = Some(why);
+            drop(w);
+            dump_and_quit(xchg);
+            return;
+        }
+    }
+}
+
+/// Asks a stalled guest's kernel (through QEMU's monitor, keys on its
+/// PS/2 keyboard; `sysrq_always_enabled` in rxe-run's kernel arguments)
+/// to print every message (SysRq 9), its blocked tasks (w) and each CPU's
+/// backtrace (l) to the console, then stops QEMU.
+fn dump_and_quit(xchg: &Path) {
+    let monitor = fs::OpenOptions::new()
+        .write(true)
+        .open(xchg.join("monitor.in"));
+    let Ok(mut monitor) = monitor else {
+        eprintln!("xtask: no monitor in {}", xchg.display());
+        return;
+    };
+    for (cmd, wait) in [
+        ("sendkey alt-sysrq-9", 1),
+        ("sendkey alt-sysrq-w", 5),
+        ("sendkey alt-sysrq-l", 10),
+        ("quit", 0),
+    ] {
+        let _ = writeln!(monitor, "{cmd}");
+        thread::sleep(Duration::from_secs(wait));
     }
 }
 

@@ -3,7 +3,8 @@
 //! (seconds), FLAGS ("slow", "ram", both comma-separated, or -) and a shell
 //! command, tab-separated. Each test's output is printed in one block
 //! between "@@test begin NAME" and "@@test end NAME STATUS" as soon as it
-//! ends; the runner reads them from the console.
+//! ends, after a line "@@test start NAME LIMIT" as it starts; the runner
+//! reads them from the console.
 //!
 //! Two lanes share the guest's two CPUs and one queue. The slow tests
 //! (valgrind, fault sweeps: each waits a fixed time for a peer started
@@ -119,6 +120,13 @@ pub fn run(manifest: &str) -> u8 {
                 // `while let` on the lock would hold it through the body)
                 let next = q.lock().unwrap().pop_front();
                 let Some(e) = next else { break };
+                // the runner's watchdog learns what runs, and for how long
+                // it may (xtask/src/guest.rs)
+                {
+                    let mut out = std::io::stdout().lock();
+                    let _ = writeln!(out, "@@test start {} {}", e.name, e.limit);
+                    let _ = out.flush();
+                }
                 let block = run_test(e, port_base, scratch.path());
                 // one write under the lock: the blocks of two lanes never mix
                 let mut out = std::io::stdout().lock();
