@@ -69,7 +69,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(remote) = MrRemote::from_descriptor(desc) else {
         return;
     };
-    let r = *remote;
+    let r = remote;
 
     let ctx = NonNull::new(fake_provider::context()).unwrap();
     // SAFETY: the stand-in's context outlives the peer.
@@ -237,7 +237,6 @@ fuzz_target!(|data: &[u8]| {
     }
 
     local.dereg().unwrap();
-    drop(remote);
     conn.delete().unwrap();
     peer.delete().unwrap();
     drop(buf);

@@ -80,7 +80,7 @@ pub unsafe extern "C" fn rpma_mr_remote_from_descriptor(
         let bytes = desc_size.min(DESCRIPTOR_SIZE);
         // SAFETY: non-NULL and readable for desc_size >= bytes bytes (caller).
         let bytes = unsafe { std::slice::from_raw_parts(desc.cast::<u8>(), bytes) };
-        let mr = Box::into_raw(MrRemote::from_descriptor(bytes)?);
+        let mr = Box::into_raw(MrRemote::from_descriptor_boxed(bytes)?);
         // SAFETY: checked output pointer.
         unsafe { put(slot, mr) };
         Ok(())

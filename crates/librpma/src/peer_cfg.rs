@@ -120,7 +120,7 @@ pub unsafe extern "C" fn rpma_peer_cfg_from_descriptor(
         let bytes = desc_size.min(DESCRIPTOR_SIZE);
         // SAFETY: desc is non-NULL and readable for desc_size >= bytes bytes.
         let bytes = unsafe { std::slice::from_raw_parts(desc.cast::<u8>(), bytes) };
-        let cfg = Box::into_raw(PeerCfg::from_descriptor(bytes)?);
+        let cfg = Box::into_raw(PeerCfg::from_descriptor_boxed(bytes)?);
         // SAFETY: checked output pointer.
         unsafe { put(slot, cfg) };
         Ok(())

@@ -111,7 +111,7 @@ impl<T> OrDie<T> for rpma::Result<T> {
 struct Client {
     conn: Conn,
     local: Region<Box<[u8]>>,
-    remote: Box<MrRemote>,
+    remote: MrRemote,
     case: Case,
     size: usize,
     qd: usize,

@@ -205,7 +205,7 @@ fn server(addr: &str, port: &str) -> Res<()> {
 }
 
 /// The server's region and peer configuration, from its WELCOME.
-fn read_welcome(pdata: Option<&[u8]>) -> Res<(Box<MrRemote>, Box<PeerCfg>)> {
+fn read_welcome(pdata: Option<&[u8]>) -> Res<(MrRemote, PeerCfg)> {
     // IB and RoCE hand over the whole private data area, zero padded
     let msg = match pdata {
         Some(d) if d.len() >= WELCOME_LEN => &d[..WELCOME_LEN],

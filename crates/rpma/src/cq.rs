@@ -4,6 +4,7 @@
 //! created, so its channel fd becomes readable at the first completion.
 
 use std::ffi::{c_int, c_uint};
+use std::fmt;
 use std::mem::MaybeUninit;
 use std::os::fd::BorrowedFd;
 use std::ptr::NonNull;
@@ -189,6 +190,57 @@ impl Cq {
             return Ok(false);
         }
         self.wait().map(|()| true)
+    }
+
+    /// The next completion: polls the CQ and, while it is empty, waits for
+    /// its channel. Failed work requests are completions too: check
+    /// [`WorkCompletion::status`]. The first wait makes the channel's fd
+    /// non-blocking, so a [`Cq::wait`] on this CQ afterwards returns at
+    /// once when nothing came.
+    ///
+    /// ```no_run
+    /// # fn demo(conn: &rpma::Conn) -> rpma::Result<()> {
+    /// let wc = conn.cq().next_wc()?;
+    /// assert!(wc.status().is_success(), "{:?}", wc.status());
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// `Error::SharedChannel` when the CQ reports to its connection's
+    /// shared channel; `Error::Provider` when the poll, the channel or the
+    /// wait (`poll`, `fcntl`) fails.
+    pub fn next_wc(&self) -> Result<WorkCompletion> {
+        self.next_wc_within(None)?.ok_or(Error::NoCompletion)
+    }
+
+    /// [`Cq::next_wc`] waiting at most `timeout`: `None` when no
+    /// completion came in time.
+    ///
+    /// # Errors
+    /// As [`Cq::next_wc`].
+    pub fn next_wc_timeout(&self, timeout: Duration) -> Result<Option<WorkCompletion>> {
+        self.next_wc_within(Some(timeout))
+    }
+
+    fn next_wc_within(&self, timeout: Option<Duration>) -> Result<Option<WorkCompletion>> {
+        if self.channel_is_shared() {
+            return Err(Error::SharedChannel);
+        }
+        let mut wc = [WorkCompletion::default()];
+        ready::take_within(self.fd(), timeout, || loop {
+            match self.poll(&mut wc) {
+                Ok(_) => return Ok(Some(wc[0])),
+                Err(Error::NoCompletion) => {}
+                Err(e) => return Err(e),
+            }
+            // Only a wait needs the fd non-blocking. A report taken arms
+            // the CQ again: a completion that came before the arm is found
+            // by the next poll, one after it makes the channel report.
+            ready::set_nonblocking(self.fd())?;
+            if !self.try_wait()? {
+                return Ok(None);
+            }
+        })
     }
 
     /// Moves up to `out.len()` completions into `out` and returns how
@@ -455,6 +507,24 @@ pub enum WcOpcode {
     Other(u32),
 }
 
+impl fmt::Display for WcOpcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            WcOpcode::Send => "send",
+            WcOpcode::Write => "write",
+            WcOpcode::Read => "read",
+            WcOpcode::CompSwap => "compare and swap",
+            WcOpcode::FetchAdd => "fetch and add",
+            WcOpcode::Flush => "flush",
+            WcOpcode::AtomicWrite => "atomic write",
+            WcOpcode::Recv => "receive",
+            WcOpcode::RecvRdmaWithImm => "receive of a write with immediate data",
+            WcOpcode::Other(raw) => return write!(f, "opcode {raw}"),
+        };
+        f.write_str(name)
+    }
+}
+
 impl WcOpcode {
     /// The opcode of raw value `raw`.
     pub fn from_raw(raw: u32) -> WcOpcode {
@@ -533,6 +603,28 @@ pub enum WcStatus {
     General,
     /// Any other failure, raw.
     Other(u32),
+}
+
+impl fmt::Display for WcStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = match self {
+            WcStatus::Success => "success",
+            WcStatus::LocalLength => "local length error",
+            WcStatus::LocalQpOperation => "local queue pair operation error",
+            WcStatus::LocalProtection => "local protection error",
+            WcStatus::WrFlush => "flushed: the queue pair is in the error state",
+            WcStatus::LocalAccess => "local access error",
+            WcStatus::RemoteInvalidRequest => "remote invalid request",
+            WcStatus::RemoteAccess => "remote access error",
+            WcStatus::RemoteOperation => "remote operation error",
+            WcStatus::RetryExceeded => "transport retries exceeded",
+            WcStatus::RnrRetryExceeded => "receiver-not-ready retries exceeded",
+            WcStatus::Fatal => "fatal error",
+            WcStatus::General => "general error",
+            WcStatus::Other(raw) => return write!(f, "status {raw}"),
+        };
+        f.write_str(text)
+    }
 }
 
 impl WcStatus {

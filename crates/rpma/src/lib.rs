@@ -14,86 +14,18 @@
 //! `librpma.so.0`, the drop-in replacement for the C library (crate
 //! `librpma`), is built on the same objects.
 //!
-//! # A server
+//! # Quick start
 //!
-//! It exposes 4 KiB for the client to write and flush, sends the region's
-//! descriptor as the private data of its accept, and waits for the client
-//! to hang up; then it deregisters the region and returns what was
-//! written.
-//!
-//! ```no_run
-//! use std::net::SocketAddr;
-//! use rpma::conn::ConnEvent;
-//! use rpma::mr::Usage;
-//! use rpma::{Ep, Peer, Region};
-//!
-//! fn serve(at: SocketAddr) -> rpma::Result<Vec<u8>> {
-//!     let peer = Peer::local(at.ip())?;
-//!     // written by the client, which may flush it to global visibility
-//!     let usage = Usage::WRITE_DST | Usage::FLUSH_TYPE_VISIBILITY;
-//!     let region = Region::reg(&peer, vec![0u8; 4096], usage)?;
-//!
-//!     let listener = Ep::listen(&peer, at)?;
-//!     // blocks until a client comes (poll listener.fd() for a deadline)
-//!     let req = listener.next_request(None)?;
-//!     println!("the client says {:?}", req.private_data());
-//!     let conn = req.connect(&region.descriptor())?;
-//!     assert_eq!(conn.next_event()?, ConnEvent::Established);
-//!     // the client writes on its own; it hangs up when it is done
-//!     assert_eq!(conn.next_event()?, ConnEvent::Closed);
-//!     conn.disconnect()?;
-//!     conn.delete()?;
-//!     listener.shutdown()?;
-//!     // deregistered, the memory is the program's again
-//!     region.dereg()
-//! }
-//! ```
-//!
-//! # A client
-//!
-//! It connects, learns the server's region from the private data, writes a
-//! string there, flushes it to global visibility and waits for the flush's
-//! completion, which says the string is in the server's memory.
+//! The README's quick start, `crates/rpma/examples/quick_start.rs`: run
+//! its server side on one host and its client side on another (or both on
+//! one host, on the address of its RDMA device).
 //!
 //! ```no_run
-//! use std::net::SocketAddr;
-//! use rpma::conn::ConnEvent;
-//! use rpma::mr::{MrRemote, Usage};
-//! use rpma::{ConnReq, Opts, Peer, Region};
-//! use rpma::{Error, FlushType, WorkCompletion};
-//!
-//! fn write(server: SocketAddr) -> rpma::Result<()> {
-//!     let peer = Peer::remote(server.ip())?;
-//!     let src = Region::reg(&peer, b"Hello, server!".to_vec(), Usage::WRITE_SRC)?;
-//!
-//!     let conn = ConnReq::new(&peer, server, None)?.connect(b"hello")?;
-//!     assert_eq!(conn.next_event()?, ConnEvent::Established);
-//!     let remote = MrRemote::from_descriptor(conn.private_data().unwrap_or_default())?;
-//!     let dst = remote.slice(..src.size())?;
-//!
-//!     // no completion for the write unless it fails; one for the flush,
-//!     // which comes only after the write reached the server's memory
-//!     conn.write(src.slice(..)?, dst, Opts::unsignaled())?;
-//!     conn.flush(dst, FlushType::Visibility, Opts::signaled().context(2))?;
-//!     let mut wc = [WorkCompletion::default()];
-//!     loop {
-//!         match conn.cq().poll(&mut wc) {
-//!             Ok(_) if wc[0].status().is_success() => break,
-//!             Ok(_) => return Err(Error::Unknown),
-//!             // blocks until the CQ reports, then arms it again
-//!             Err(Error::NoCompletion) => conn.cq().wait()?,
-//!             Err(e) => return Err(e),
-//!         }
-//!     }
-//!
-//!     conn.disconnect()?;
-//!     assert_eq!(conn.next_event()?, ConnEvent::Closed);
-//!     conn.delete()
-//! }
+#![doc = include_str!("../examples/quick_start.rs")]
 //! ```
 //!
-//! `crates/rpma/examples` has complete programs with every check and a
-//! deadline on every wait: `private_data`, `write_flush` (wire-compatible
+//! `crates/rpma/examples` has more complete programs, with every check and
+//! a deadline on every wait: `private_data`, `write_flush` (wire-compatible
 //! with the C example `write-flush-persistent`) and `srq_messaging`.
 //!
 //! # Errors

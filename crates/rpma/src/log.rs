@@ -55,6 +55,20 @@ pub enum Level {
     Debug = 5,
 }
 
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::Disabled => "disabled",
+            Level::Fatal => "fatal",
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Notice => "notice",
+            Level::Info => "info",
+            Level::Debug => "debug",
+        })
+    }
+}
+
 impl Level {
     /// The level with C value `raw`, or `None` outside the enum.
     pub fn from_raw(raw: i32) -> Option<Level> {
@@ -99,6 +113,15 @@ pub enum Threshold {
     Main = 0,
     /// Used by the default sink: what also goes to stderr.
     Aux = 1,
+}
+
+impl fmt::Display for Threshold {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Threshold::Main => "main",
+            Threshold::Aux => "aux",
+        })
+    }
 }
 
 impl Threshold {
@@ -201,6 +224,13 @@ pub enum Op {
     PeerCfgFromDescriptor,
     /// Waiting for a channel's fd, or changing its mode.
     Wait,
+}
+
+/// The crate's name for the operation ([`Op::as_cstr`]).
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.as_cstr().to_string_lossy())
+    }
 }
 
 impl Op {

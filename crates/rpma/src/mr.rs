@@ -6,6 +6,7 @@
 //! little-endian, then the usage bits as one byte.
 
 use std::ffi::{c_int, c_void};
+use std::fmt;
 
 use crate::alloc::try_box;
 use crate::error::{Errno, Error, Result};
@@ -362,6 +363,17 @@ pub enum Advice {
     Other(u32),
 }
 
+impl fmt::Display for Advice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Advice::Prefetch => f.write_str("prefetch"),
+            Advice::PrefetchWrite => f.write_str("prefetch for writing"),
+            Advice::PrefetchNoFault => f.write_str("prefetch without faults"),
+            Advice::Other(raw) => write!(f, "advice {raw}"),
+        }
+    }
+}
+
 impl Advice {
     /// The advice of the C value `raw` (any value: unknown ones become
     /// [`Advice::Other`] with the same bits).
@@ -450,7 +462,7 @@ use rpma::{MrRemote, Usage};
 let mr = MrRemote::from_parts(0x1000, 4096, 7, Usage::WRITE_DST)?;
 // what the owner sends its peer, and what the peer reads back
 let back = MrRemote::from_descriptor(&mr.to_descriptor())?;
-assert_eq!(*back, mr);
+assert_eq!(back, mr);
 assert_eq!(mr.slice(..64)?.len(), 64);
 # Ok::<(), rpma::Error>(())
 ```"#
@@ -466,15 +478,34 @@ pub struct MrRemote {
 }
 
 impl MrRemote {
-    /// Decodes a descriptor into a new heap object. Only its size (at least
-    /// 21 bytes; more is ignored) and a non-zero usage byte are required.
-    /// The object is allocated before anything is logged, as in the C
-    /// library: out of memory logs nothing.
+    /// Decodes a descriptor the region's owner sent. Only its size (at
+    /// least 21 bytes; more is ignored) and a non-zero usage byte are
+    /// checked: the remote device checks every access against the rkey.
     ///
     /// # Errors
-    /// `Error::Inval` for fewer than 21 bytes or a zero usage byte;
-    /// `Error::NoMem` when the object cannot be allocated.
-    pub fn from_descriptor(desc: &[u8]) -> Result<Box<MrRemote>> {
+    /// `Error::Inval` for fewer than 21 bytes or a zero usage byte.
+    pub fn from_descriptor(desc: &[u8]) -> Result<MrRemote> {
+        let mr = Self::decode(desc)?;
+        mr.log_decoded();
+        Ok(mr)
+    }
+
+    raw_api! {
+        /// [`MrRemote::from_descriptor`] into a new heap object (the C
+        /// API's), allocated before the result is logged: out of memory
+        /// logs nothing, as in the C library.
+        ///
+        /// # Errors
+        /// As [`MrRemote::from_descriptor`]; `Error::NoMem` when the
+        /// object cannot be allocated.
+        fn from_descriptor_boxed(desc: &[u8]) -> Result<Box<MrRemote>> {
+            let mr = try_box(Self::decode(desc)?)?;
+            mr.log_decoded();
+            Ok(mr)
+        }
+    }
+
+    fn decode(desc: &[u8]) -> Result<MrRemote> {
         let Some(d) = desc.first_chunk::<DESCRIPTOR_SIZE>() else {
             rpma_log!(
                 Level::Error,
@@ -495,22 +526,24 @@ impl MrRemote {
             return Err(Error::Inval);
         }
         let u64_at = |i: usize| u64::from_le_bytes(d[i..i + 8].try_into().unwrap());
-        let mr = try_box(MrRemote {
+        Ok(MrRemote {
             raddr: u64_at(0),
             size: u64_at(8),
             rkey: u32::from_le_bytes(d[16..20].try_into().unwrap()),
             usage,
-        })?;
+        })
+    }
+
+    fn log_decoded(&self) {
         rpma_log!(
             Level::Debug,
             Op::MrRemoteFromDescriptor,
             "new struct rpma_mr_remote {{raddr=0x{:x}, size={}, rkey=0x{:x}, usage=0x{:x}}}",
-            mr.raddr,
-            mr.size,
-            mr.rkey,
-            mr.usage
+            self.raddr,
+            self.size,
+            self.rkey,
+            self.usage
         );
-        Ok(mr)
     }
 
     /// A remote region from its parts, as the peer that registered it
@@ -596,7 +629,7 @@ mod tests {
         let mr =
             MrRemote::from_parts(0x1122_3344_5566_7788, 4096, 0xabcd, Usage::READ_SRC).unwrap();
         let back = MrRemote::from_descriptor(&mr.to_descriptor()).unwrap();
-        assert_eq!(*back, mr);
+        assert_eq!(back, mr);
         assert_eq!(
             MrRemote::from_parts(0, 1, 1, Usage::empty()).err(),
             Some(Error::Inval)

@@ -3,6 +3,7 @@
 //! connections' emulated flushes read into (`FlushTarget`).
 
 use std::ffi::{c_void, CStr, CString};
+use std::fmt;
 use std::net::IpAddr;
 use std::ptr::NonNull;
 use std::sync::{Arc, OnceLock, Weak};
@@ -35,6 +36,15 @@ pub enum ContextType {
     Local = 0,
     /// An address of the remote host (the device that routes to it).
     Remote = 1,
+}
+
+impl fmt::Display for ContextType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ContextType::Local => "local",
+            ContextType::Remote => "remote",
+        })
+    }
 }
 
 impl ContextType {

@@ -59,39 +59,61 @@ impl PeerCfg {
 
     /// Rebuilds a configuration from a descriptor received from the peer.
     /// Only the first byte is read; any non-zero value means "supported",
-    /// as the C library reads it. The configuration is allocated before
-    /// the result is logged, so an exhausted heap logs nothing, as in the C
-    /// library.
+    /// as the C library reads it.
     ///
     /// # Errors
-    /// `Error::Inval` for an empty descriptor; `Error::NoMem` when the
-    /// configuration cannot be allocated.
-    pub fn from_descriptor(desc: &[u8]) -> Result<Box<PeerCfg>> {
-        let Some(&byte) = desc.first() else {
-            rpma_log!(
-                Level::Error,
-                Op::PeerCfgFromDescriptor,
-                "incorrect size of the descriptor: {} bytes (should be at least {} bytes)",
-                desc.len(),
-                DESCRIPTOR_SIZE
-            );
-            return Err(Error::Inval);
-        };
-        let supported = byte != 0;
-        let cfg = try_box(PeerCfg::new())?;
-        cfg.set_direct_write_to_pmem(supported);
-        rpma_log!(
-            Level::Info,
-            Op::PeerCfgFromDescriptor,
-            "INFO: Direct Write To PMem is {}",
-            if supported {
-                "supported"
-            } else {
-                "unsupported"
-            }
-        );
+    /// `Error::Inval` for an empty descriptor.
+    pub fn from_descriptor(desc: &[u8]) -> Result<PeerCfg> {
+        let cfg = PeerCfg::new();
+        cfg.set_direct_write_to_pmem(decode(desc)?);
+        log_decoded(&cfg);
         Ok(cfg)
     }
+
+    raw_api! {
+        /// [`PeerCfg::from_descriptor`] into a new heap object (the C
+        /// API's), allocated before the result is logged: out of memory
+        /// logs nothing, as in the C library.
+        ///
+        /// # Errors
+        /// As [`PeerCfg::from_descriptor`]; `Error::NoMem` when the
+        /// configuration cannot be allocated.
+        fn from_descriptor_boxed(desc: &[u8]) -> Result<Box<PeerCfg>> {
+            let supported = decode(desc)?;
+            let cfg = try_box(PeerCfg::new())?;
+            cfg.set_direct_write_to_pmem(supported);
+            log_decoded(&cfg);
+            Ok(cfg)
+        }
+    }
+}
+
+/// The descriptor's one fact: whether direct write to pmem is supported.
+fn decode(desc: &[u8]) -> Result<bool> {
+    let Some(&byte) = desc.first() else {
+        rpma_log!(
+            Level::Error,
+            Op::PeerCfgFromDescriptor,
+            "incorrect size of the descriptor: {} bytes (should be at least {} bytes)",
+            desc.len(),
+            DESCRIPTOR_SIZE
+        );
+        return Err(Error::Inval);
+    };
+    Ok(byte != 0)
+}
+
+fn log_decoded(cfg: &PeerCfg) {
+    rpma_log!(
+        Level::Info,
+        Op::PeerCfgFromDescriptor,
+        "INFO: Direct Write To PMem is {}",
+        if cfg.direct_write_to_pmem() {
+            "supported"
+        } else {
+            "unsupported"
+        }
+    );
 }
 
 #[cfg(test)]

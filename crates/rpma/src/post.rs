@@ -5,6 +5,7 @@
 //! functions stay on the stack: no allocation, no lock, one verbs call.
 
 use std::ffi::c_int;
+use std::fmt;
 
 use crate::error::{Errno, Error, Result};
 use crate::log::{Level, Op};
@@ -21,6 +22,15 @@ pub enum Completion {
     /// A completion only when the operation fails
     /// (`RPMA_F_COMPLETION_ON_ERROR`).
     OnError,
+}
+
+impl fmt::Display for Completion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Completion::Always => "always",
+            Completion::OnError => "on error",
+        })
+    }
 }
 
 impl Completion {

@@ -12,6 +12,7 @@ mod header;
 mod install;
 mod module_deps;
 mod package;
+mod quick_start;
 mod readme;
 mod syms;
 
@@ -26,6 +27,7 @@ pub const USAGE: &str = "usage: cargo xtask check NAME [ARGS...]
   docs ROOT OURS.so                   a man page and a test per function
   readme-table ROOT OURS.so REF.so    README.md's Status table is current
   readme-table --print OURS.so REF.so   ... that table, to paste there
+  quick-start ROOT                    the READMEs' quick start is examples/quick_start.rs
   install ROOT                        make install, pkg-config and CMake consumers
   module-deps [SRC_DIR...]            no import cycle among any crate's modules
   package                             rpma and rpma-sys are ready for crates.io
@@ -44,6 +46,7 @@ pub fn main(args: &[String]) -> ExitCode {
         "header" => header::run,
         "docs" => docs::run,
         "readme-table" => readme::run,
+        "quick-start" => quick_start::run,
         "install" => install::run,
         "module-deps" => module_deps::run,
         "package" => package::run,

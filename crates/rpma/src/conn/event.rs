@@ -2,6 +2,7 @@
 //! them.
 
 use std::ffi::CStr;
+use std::fmt;
 
 /// Connection events, with the values of `enum rpma_conn_event`.
 ///
@@ -58,6 +59,13 @@ impl ConnEvent {
             ConnEvent::Rejected => c"Connection rejected",
             ConnEvent::Unreachable => c"Connection unreachable",
         }
+    }
+}
+
+/// The text `rpma_utils_conn_event_2str` gives, e.g. "Connection closed".
+impl fmt::Display for ConnEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.as_cstr().to_string_lossy())
     }
 }
 

@@ -5,6 +5,7 @@
 //! after the writes before it reached the remote memory. A submodule of
 //! `conn`, so the data path reads the connection's fields itself.
 
+use std::fmt;
 use std::sync::atomic::Ordering::SeqCst;
 
 use super::{Conn, Opts};
@@ -46,6 +47,16 @@ impl FlushType {
             FlushType::Visibility => sys::IBV_FLUSH_GLOBAL as u8,
             FlushType::Other => 0,
         }
+    }
+}
+
+impl fmt::Display for FlushType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FlushType::Persistent => "to persistence",
+            FlushType::Visibility => "to global visibility",
+            FlushType::Other => "of an unknown type",
+        })
     }
 }
 
