@@ -21,7 +21,7 @@ use std::process::{Command, ExitCode};
 const USAGE: &str = "usage:
   cargo xtask list [FILTER...] [--stack S,...] [--suite NAME] [--lib L] [-v]
   cargo xtask test [FILTER...] [--stack S,...] [--suite NAME] [--lib L] [--no-build] [-j N]
-  cargo xtask check NAME [ARGS...]   a host check (elf, header, docs, readme-table, install,
+  cargo xtask check NAME [ARGS...]   a host check (elf, header, docs, function-table, install,
                                      module-deps, package, deb, deb-install, arch): `check` alone lists them
   cargo xtask demo                   the library at work (`make demo`)
   cargo xtask pkg NAME [ARGS...]     Debian's package builds and tests: `pkg` alone lists them

@@ -14,7 +14,7 @@ use std::time::Instant;
 /// while they boot and test: a host test (or build) that runs beside them
 /// takes what they leave rather than slowing them down. (A run with the
 /// host's tests at the guests' priority: 1850 s, the Debian 12 guest 927 s
-/// of it; README.md has the figures at this priority.)
+/// of it; docs/testing.md has the figures at this priority.)
 const NICE: [&str; 3] = ["nice", "-n", "10"];
 
 /// Runs one host test, its output in its log.

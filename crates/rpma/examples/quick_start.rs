@@ -1,10 +1,6 @@
-//! A server lends 4 KiB of its memory; a client writes a `Vec<u8>` into
-//! it and flushes the write, so that it is visible at the server.
-//!
-//! ```text
-//! quick_start server 192.168.0.2 7204    # on the server: its own address
-//! quick_start client 192.168.0.2 7204    # on the client: the server's
-//! ```
+//! A server lends 4 KiB of its memory; a client writes a `Vec<u8>` into it
+//! and flushes the write, so that it is visible at the server. Run
+//! `quick_start server ADDR PORT` there, `quick_start client ADDR PORT` here.
 use rpma::{ConnEvent, ConnReq, Ep, FlushType, MrRemote, Opts, Peer, Region, Usage};
 use std::error::Error;
 use std::net::SocketAddr;

@@ -8,12 +8,12 @@ mod deb;
 mod deb_install;
 mod docs;
 mod elf;
+mod functions;
 mod header;
 mod install;
 mod module_deps;
 mod package;
 mod quick_start;
-mod readme;
 mod syms;
 
 use std::fmt::Display;
@@ -25,8 +25,8 @@ pub const USAGE: &str = "usage: cargo xtask check NAME [ARGS...]
   elf OURS.so REFERENCE.so            ELF identity, exports, abidiff
   header OURS.h REFERENCE.h OURS.so   the header against upstream's
   docs ROOT OURS.so                   a man page and a test per function
-  readme-table ROOT OURS.so REF.so    README.md's Status table is current
-  readme-table --print OURS.so REF.so   ... that table, to paste there
+  function-table ROOT OURS.so REF.so    docs/functions.md is current
+  function-table --print OURS.so REF.so   ... that table, to paste there
   quick-start ROOT                    the READMEs' quick start is examples/quick_start.rs
   install ROOT                        make install, pkg-config and CMake consumers
   module-deps [SRC_DIR...]            no import cycle among any crate's modules
@@ -45,7 +45,7 @@ pub fn main(args: &[String]) -> ExitCode {
         "elf" => elf::run,
         "header" => header::run,
         "docs" => docs::run,
-        "readme-table" => readme::run,
+        "function-table" => functions::run,
         "quick-start" => quick_start::run,
         "install" => install::run,
         "module-deps" => module_deps::run,

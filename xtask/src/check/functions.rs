@@ -1,4 +1,4 @@
-//! `check readme-table ROOT OURS.so REFERENCE.so`: the README's "Status"
+//! `check function-table ROOT OURS.so REFERENCE.so`: docs/functions.md's "Status"
 //! section is exactly the table of upstream's functions and their status in
 //! our library, made now from the two binaries; `--print OURS.so
 //! REFERENCE.so` prints that table.
@@ -40,13 +40,13 @@ pub fn run(a: &[&str]) -> Result<Checks, Usage> {
         return Ok(c);
     }
     let [root, ours, reference] = args(a, "ROOT OURS.so REFERENCE.so")?;
-    let tmp = scratch("readme")?;
+    let tmp = scratch("functions")?;
     let mut c = Checks::default();
-    let readme = Path::new(root).join("README.md");
-    let section = match fs::read_to_string(&readme) {
+    let page = Path::new(root).join("docs/functions.md");
+    let section = match fs::read_to_string(&page) {
         Ok(text) => status_section(&text),
         Err(e) => {
-            c.bad(format!("{}: {e}", readme.display()));
+            c.bad(format!("{}: {e}", page.display()));
             String::new()
         }
     };
@@ -54,21 +54,20 @@ pub fn run(a: &[&str]) -> Result<Checks, Usage> {
         c.bad(e);
         String::new()
     });
-    let regenerate = format!("cargo xtask check readme-table --print {ours} {reference}");
-    if same_or_diff(tmp.path(), "README.md", &section, &regenerate, &now) {
-        println!("README status table matches the library");
+    let regenerate = format!("cargo xtask check function-table --print {ours} {reference}");
+    if same_or_diff(tmp.path(), "docs/functions.md", &section, &regenerate, &now) {
+        println!("docs/functions.md matches the library");
     } else {
         c.bad(format!(
-            "README.md's status table is stale: regenerate it with `{regenerate}`"
+            "docs/functions.md is stale: regenerate it with `{regenerate}`"
         ));
     }
     Ok(c)
 }
 
 /// What follows the line "## Status" and the line after it, to the end.
-fn status_section(readme: &str) -> String {
-    readme
-        .split_inclusive('\n')
+fn status_section(page: &str) -> String {
+    page.split_inclusive('\n')
         .skip_while(|l| l.trim_end_matches('\n') != "## Status")
         .skip(2)
         .collect()
