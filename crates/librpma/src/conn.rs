@@ -5,7 +5,7 @@ use std::ptr::NonNull;
 use crate::conn_req::private_data;
 use crate::cq::cq_handle;
 use crate::types::{rpma_conn_private_data, ConnEventArg, FlushTypeArg};
-use crate::{arg, boundary, get, out, put, take_handle};
+use crate::{arg, boundary, get, out, put, take_handle, INVAL};
 use rpma::conn::{Conn, ATOMIC_WRITE_LEN};
 use rpma::cq::Cq;
 use rpma::error::{Error, Result};
@@ -21,7 +21,7 @@ const ON_SUCCESS: c_int = 1 << 1;
 #[inline(always)]
 fn completion(flags: c_int) -> Result<Completion> {
     match flags {
-        0 => Err(Error::Inval),
+        0 => Err(INVAL),
         f if f & ON_SUCCESS != 0 => Ok(Completion::Always),
         _ => Ok(Completion::OnError),
     }
@@ -450,7 +450,7 @@ mod tests {
 
     #[test]
     fn flags_follow_the_success_bit() {
-        assert_eq!(completion(0), Err(Error::Inval));
+        assert_eq!(completion(0), Err(INVAL));
         assert_eq!(completion(1), Ok(Completion::OnError));
         assert_eq!(completion(3), Ok(Completion::Always));
         assert_eq!(completion(2), Ok(Completion::Always));

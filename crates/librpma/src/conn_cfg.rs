@@ -1,8 +1,7 @@
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicPtr, Ordering::SeqCst};
 
-use crate::{boundary, get, new_into, set, take_handle, try_set};
-use rpma::error::Error;
+use crate::{boundary, get, new_into, set, take_handle, try_set, INVAL};
 use rpma::srq::Srq;
 
 // What a C configuration handle holds: the values, and the SRQ handle as C
@@ -205,7 +204,7 @@ pub unsafe extern "C" fn rpma_conn_cfg_get_compl_channel(
 pub unsafe extern "C" fn rpma_conn_cfg_set_srq(cfg: *mut ConnCfg, srq: *mut Srq) -> c_int {
     let set = |c: &ConnCfg| -> rpma::Result<()> {
         if srq.is_null() {
-            return Err(Error::Inval);
+            return Err(INVAL);
         }
         c.srq.store(srq, SeqCst);
         Ok(())

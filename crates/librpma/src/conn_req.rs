@@ -2,9 +2,8 @@ use std::ffi::{c_char, c_int, c_void};
 
 use crate::conn_cfg::{for_request, ConnCfg};
 use crate::types::rpma_conn_private_data;
-use crate::{arg, boundary, c_str, out, put, take_handle};
+use crate::{arg, boundary, c_str, out, put, take_handle, INVAL};
 use rpma::conn::Conn;
-use rpma::error::Error;
 use rpma::mr::MrLocal;
 use rpma::peer::Peer;
 use rpma::ConnReq;
@@ -60,16 +59,16 @@ pub unsafe extern "C" fn rpma_conn_req_connect(
 ) -> c_int {
     boundary(|| {
         // SAFETY: caller contract above.
-        let req = unsafe { take_handle(req_ptr) }?.ok_or(Error::Inval)?;
+        let req = unsafe { take_handle(req_ptr) }?.ok_or(INVAL)?;
         // From here on the request is consumed, whatever the outcome.
         let Ok(slot) = out(conn_ptr) else {
-            return req.delete().and(Err(Error::Inval));
+            return req.delete().and(Err(INVAL));
         };
         // SAFETY: NULL or valid (caller contract).
         let data = match unsafe { pdata.as_ref() } {
             None => None,
             Some(p) if p.ptr.is_null() || p.len == 0 => {
-                return req.delete().and(Err(Error::Inval));
+                return req.delete().and(Err(INVAL));
             }
             // SAFETY: ptr is readable for len bytes (caller contract).
             Some(p) => {

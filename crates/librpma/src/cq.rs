@@ -3,9 +3,8 @@ use std::mem::MaybeUninit;
 use std::os::fd::AsRawFd;
 use std::ptr::NonNull;
 
-use crate::{arg, boundary, get, put};
+use crate::{arg, boundary, get, put, INVAL};
 use rpma::cq::{Cq, WorkCompletion};
-use rpma::error::Error;
 use rpma::sys::ibv_wc;
 
 /// The caller's `struct ibv_wc` array as the core's entries.
@@ -66,7 +65,7 @@ pub unsafe extern "C" fn rpma_cq_get_wc(
         let got_slot = NonNull::new(num_entries_got);
         // more than one entry needs somewhere to say how many came
         if wc.is_null() || num_entries < 1 || (num_entries > 1 && got_slot.is_none()) {
-            return Err(Error::Inval);
+            return Err(INVAL);
         }
         // SAFETY: the caller provides num_entries (at least 1) writable
         // entries.

@@ -30,7 +30,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe, UnwindSafe};
 use std::ptr::NonNull;
 
 use rpma::alloc::try_box;
-use rpma::error::{Error, Result};
+use rpma::error::{Error, Invalid, Result};
+
+/// `RPMA_E_INVAL` for the C face's own checks (NULL pointers, values
+/// outside a C enum): a C caller sees only the code, so one reason serves.
+pub(crate) const INVAL: Error = Error::Inval(Invalid::new("an argument of the C call"));
 
 /// Runs an entry point's body: `Ok` becomes 0, an error its `RPMA_E_*` code,
 /// and a panic `RPMA_E_UNKNOWN` instead of unwinding into C. Always inlined:
@@ -58,7 +62,7 @@ pub(crate) fn boundary_value<T>(on_panic: T, body: impl FnOnce() -> T + UnwindSa
 /// `p` is NULL or points to a live `T` that is not mutated during `'a`.
 pub(crate) unsafe fn arg<'a, T>(p: *const T) -> Result<&'a T> {
     // SAFETY: guaranteed by the caller.
-    unsafe { p.as_ref() }.ok_or(Error::Inval)
+    unsafe { p.as_ref() }.ok_or(INVAL)
 }
 
 /// A C string argument; NULL is `RPMA_E_INVAL`.
@@ -67,7 +71,7 @@ pub(crate) unsafe fn arg<'a, T>(p: *const T) -> Result<&'a T> {
 /// `p` is NULL or a NUL-terminated string that outlives `'a`.
 pub(crate) unsafe fn c_str<'a>(p: *const c_char) -> Result<&'a CStr> {
     if p.is_null() {
-        return Err(Error::Inval);
+        return Err(INVAL);
     }
     // SAFETY: non-NULL and NUL-terminated (caller).
     Ok(unsafe { CStr::from_ptr(p) })
@@ -88,7 +92,7 @@ pub(crate) unsafe fn put_new<T>(slot: NonNull<*mut T>, value: T) -> Result<()> {
 /// An output pointer; NULL is `RPMA_E_INVAL`. Nothing is written here, so a
 /// function checks all its arguments before it stores any result.
 pub(crate) fn out<T>(p: *mut T) -> Result<NonNull<T>> {
-    NonNull::new(p).ok_or(Error::Inval)
+    NonNull::new(p).ok_or(INVAL)
 }
 
 /// Stores a value through a checked output pointer.
@@ -253,7 +257,7 @@ mod tests {
         // SAFETY: NULL slot is allowed.
         assert_eq!(
             unsafe { take_handle::<u64>(std::ptr::null_mut()) }.unwrap_err(),
-            Error::Inval
+            INVAL
         );
     }
 }

@@ -2,8 +2,8 @@ use std::ffi::{c_char, c_int, CStr};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 
 use crate::types::{LogFunction, LogFunctionArg, LogLevelArg, LogThresholdArg};
-use crate::{boundary, out, put};
-use rpma::error::{Error, Result};
+use crate::{boundary, out, put, INVAL};
+use rpma::error::Result;
 use rpma::log::{self, Level, Op, Record, Sink, Threshold};
 
 /// The user's `rpma_log_function`, as an address (0: none set yet). The
@@ -131,7 +131,7 @@ pub(crate) fn set_function(function: Option<LogFunction>) {
 }
 
 fn threshold_arg(t: LogThresholdArg) -> Result<Threshold> {
-    Threshold::from_raw(t.0).ok_or(Error::Inval)
+    Threshold::from_raw(t.0).ok_or(INVAL)
 }
 
 /// Sets a logging threshold.
@@ -139,7 +139,7 @@ fn threshold_arg(t: LogThresholdArg) -> Result<Threshold> {
 pub extern "C" fn rpma_log_set_threshold(threshold: LogThresholdArg, level: LogLevelArg) -> c_int {
     boundary(|| {
         let threshold = threshold_arg(threshold)?;
-        let level = Level::from_raw(level.0).ok_or(Error::Inval)?;
+        let level = Level::from_raw(level.0).ok_or(INVAL)?;
         log::set_threshold(threshold, level);
         Ok(())
     })

@@ -1,7 +1,6 @@
 use std::ffi::{c_int, c_void};
 
-use crate::{arg, boundary, get, out, put, put_new, take_handle};
-use rpma::error::Error;
+use crate::{arg, boundary, get, out, put, put_new, take_handle, INVAL};
 use rpma::mr::{Advice, AdviseFlags, MrLocal, MrRemote, Usage, DESCRIPTOR_SIZE};
 use rpma::peer::Peer;
 
@@ -72,7 +71,7 @@ pub unsafe extern "C" fn rpma_mr_remote_from_descriptor(
 ) -> c_int {
     boundary(|| {
         if desc.is_null() {
-            return Err(Error::Inval);
+            return Err(INVAL);
         }
         let slot = out(mr_ptr)?;
         // Only the descriptor's own bytes are ever read, so the slice is cut

@@ -1,8 +1,7 @@
 use std::ffi::c_int;
 use std::ptr::NonNull;
 
-use crate::{boundary, out, put_new, take_handle};
-use rpma::error::Error;
+use crate::{boundary, out, put_new, take_handle, INVAL};
 use rpma::peer::Peer;
 use rpma::sys::ibv_context;
 
@@ -17,7 +16,7 @@ pub unsafe extern "C" fn rpma_peer_new(
     peer_ptr: *mut *mut Peer,
 ) -> c_int {
     boundary(|| {
-        let ctx = NonNull::new(ibv_ctx).ok_or(Error::Inval)?;
+        let ctx = NonNull::new(ibv_ctx).ok_or(INVAL)?;
         let slot = out(peer_ptr)?;
         // SAFETY: a live context (caller contract).
         let peer = unsafe { Peer::from_raw_context(ctx) }?;

@@ -1,7 +1,6 @@
 use std::ffi::{c_int, c_void};
 
-use crate::{arg, boundary, new_into, out, put, take_handle};
-use rpma::error::Error;
+use crate::{arg, boundary, new_into, out, put, take_handle, INVAL};
 use rpma::peer_cfg::{PeerCfg, DESCRIPTOR_SIZE};
 
 /// Creates a peer configuration.
@@ -112,7 +111,7 @@ pub unsafe extern "C" fn rpma_peer_cfg_from_descriptor(
 ) -> c_int {
     boundary(|| {
         if desc.is_null() {
-            return Err(Error::Inval);
+            return Err(INVAL);
         }
         let slot = out(pcfg_ptr)?;
         // Only the first byte is read; cutting the slice there keeps any

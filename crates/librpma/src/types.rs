@@ -133,7 +133,7 @@ mod tests {
             (RPMA_E_NOSUPP, Error::NoSupp),
             (RPMA_E_PROVIDER, Error::from_code(RPMA_E_PROVIDER).unwrap()),
             (RPMA_E_NOMEM, Error::NoMem),
-            (RPMA_E_INVAL, Error::Inval),
+            (RPMA_E_INVAL, Error::from_code(RPMA_E_INVAL).unwrap()),
             (RPMA_E_NO_COMPLETION, Error::NoCompletion),
             (RPMA_E_NO_EVENT, Error::NoEvent),
             (RPMA_E_AGAIN, Error::Again),

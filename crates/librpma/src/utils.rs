@@ -2,9 +2,8 @@ use std::ffi::{c_char, c_int};
 use std::ptr::NonNull;
 
 use crate::types::{ConnEventArg, ContextTypeArg};
-use crate::{boundary, boundary_value, c_str, out, put};
+use crate::{boundary, boundary_value, c_str, out, put, INVAL};
 use rpma::conn::event_str;
-use rpma::error::Error;
 use rpma::peer::{ContextType, Device};
 use rpma::sys::ibv_context;
 
@@ -30,7 +29,7 @@ pub unsafe extern "C" fn rpma_utils_get_ibv_context(
         // SAFETY: caller contract above.
         let addr = unsafe { c_str(addr) }?;
         let slot = out(ibv_ctx_ptr)?;
-        let kind = ContextType::from_raw(r#type.0).ok_or(Error::Inval)?;
+        let kind = ContextType::from_raw(r#type.0).ok_or(INVAL)?;
         let device = Device::find(addr, kind)?;
         // SAFETY: checked output pointer.
         unsafe { put(slot, device.map_or(std::ptr::null_mut(), |d| d.as_ptr())) };
@@ -49,7 +48,7 @@ pub unsafe extern "C" fn rpma_utils_ibv_context_is_odp_capable(
     is_odp_capable: *mut c_int,
 ) -> c_int {
     boundary(|| {
-        let ctx = NonNull::new(ibv_ctx).ok_or(Error::Inval)?;
+        let ctx = NonNull::new(ibv_ctx).ok_or(INVAL)?;
         let slot = out(is_odp_capable)?;
         // Like the C library: 0 until the query says otherwise, so a failed
         // query leaves 0 behind.

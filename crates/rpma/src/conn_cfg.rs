@@ -100,7 +100,7 @@ impl ConnCfg {
     /// `Error::Inval` when `timeout_ms` is negative.
     pub fn set_timeout(&self, timeout_ms: i32) -> Result<()> {
         if timeout_ms < 0 {
-            return Err(Error::Inval);
+            return Err(Error::inval("timeout_ms: negative"));
         }
         self.timeout_ms.store(timeout_ms, SeqCst);
         Ok(())
@@ -223,7 +223,10 @@ mod tests {
     #[test]
     fn negative_timeout_is_rejected_and_changes_nothing() {
         let cfg = ConnCfg::new();
-        assert_eq!(cfg.set_timeout(-1), Err(Error::Inval));
+        assert_eq!(
+            cfg.set_timeout(-1),
+            Err(Error::inval("timeout_ms: negative"))
+        );
         assert_eq!(cfg.timeout(), 1000);
         cfg.set_timeout(0).unwrap();
         assert_eq!(cfg.timeout(), 0);

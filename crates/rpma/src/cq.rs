@@ -269,7 +269,8 @@ impl Cq {
     /// As [`Cq::poll`].
     #[inline(always)]
     pub fn poll_uninit(&self, out: &mut [MaybeUninit<WorkCompletion>]) -> Result<usize> {
-        let asked = c_int::try_from(out.len()).map_err(|_| Error::Inval)?;
+        let asked = c_int::try_from(out.len())
+            .map_err(|_| Error::inval("out: more than i32::MAX entries"))?;
         // SAFETY: the CQ is live; `out` holds `asked` writable entries, and
         // `MaybeUninit<WorkCompletion>` has the layout of `ibv_wc`
         // (`repr(transparent)` both), so the provider writes at most

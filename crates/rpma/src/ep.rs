@@ -202,7 +202,9 @@ impl Ep {
                 name.to_string_lossy()
             );
             ev.ack()?;
-            return Err(Error::Inval);
+            return Err(Error::inval(
+                "ep: the next event is not a connection request",
+            ));
         }
         let raw =
             NonNull::new(e.id).ok_or(Error::provider(Op::EpNextConnReq, "rdma_get_cm_event", 0))?;
@@ -214,7 +216,7 @@ impl Ep {
         let peer = self.peer.upgrade();
         let built = peer
             .as_ref()
-            .ok_or(Error::Inval)
+            .ok_or(Error::inval("peer: deleted while the endpoint listens"))
             .and_then(|peer| ConnReq::from_incoming(peer, &id, ev.private_data(), cfg));
         let acked = ev.ack();
         let id = ManuallyDrop::into_inner(id);

@@ -18,7 +18,8 @@ use crate::log::{Level, Op};
 ///
 /// // a region with no usage is refused
 /// let e = MrRemote::from_parts(0x1000, 64, 7, Usage::empty()).unwrap_err();
-/// assert_eq!(e, Error::Inval);
+/// assert!(matches!(e, Error::Inval(_)), "{e}");
+/// assert_eq!(e.to_string(), "Invalid argument: usage: empty");
 /// let io: std::io::Error = e.into();
 /// assert_eq!(io.kind(), ErrorKind::InvalidInput);
 /// ```
@@ -38,9 +39,10 @@ pub enum Error {
     /// Memory could not be allocated (`RPMA_E_NOMEM`).
     #[error("Out of memory")]
     NoMem,
-    /// An argument is invalid (`RPMA_E_INVAL`).
-    #[error("Invalid argument")]
-    Inval,
+    /// An argument is invalid (`RPMA_E_INVAL`); [`Invalid`] says which
+    /// one and why.
+    #[error("Invalid argument: {0}")]
+    Inval(Invalid),
     /// No completion is ready yet (`RPMA_E_NO_COMPLETION`).
     #[error("No next completion available")]
     NoCompletion,
@@ -103,6 +105,45 @@ impl ProviderError {
     }
 }
 
+/// Which argument was invalid and why, as one static text: the argument's
+/// name as the API that was called spells it (the Rust method's, or the C
+/// function's parameter), a colon, and the reason, such as `"len: zero"`
+/// or `"desc: shorter than 21 bytes"`. `Display` prints the text.
+///
+/// ```
+/// use rpma::{Error, Invalid, MrRemote};
+///
+/// let e = MrRemote::from_descriptor(&[0u8; 8]).unwrap_err();
+/// match e {
+///     Error::Inval(why) => assert!(why.what().starts_with("desc:"), "{why}"),
+///     e => panic!("unexpected: {e}"),
+/// }
+/// let why = Invalid::new("len: zero");
+/// assert_eq!(why.to_string(), "len: zero");
+/// assert_eq!(Error::Inval(why).to_string(), "Invalid argument: len: zero");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Invalid(&'static str);
+
+impl Invalid {
+    /// The reason `what`: the argument's name, a colon and why it is
+    /// refused.
+    pub const fn new(what: &'static str) -> Invalid {
+        Invalid(what)
+    }
+
+    /// The argument's name and the reason, as one text.
+    pub fn what(&self) -> &'static str {
+        self.0
+    }
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
 /// The result of every fallible operation of this crate.
 ///
 /// ```
@@ -119,13 +160,18 @@ impl Error {
         Error::NoSupp,
         Error::Provider(ProviderError::new(Op::Verbs, "any", 0)),
         Error::NoMem,
-        Error::Inval,
+        Error::Inval(Invalid::new("unknown: only the error code is known")),
         Error::NoCompletion,
         Error::NoEvent,
         Error::Again,
         Error::SharedChannel,
         Error::NotSharedChnl,
     ];
+
+    /// An invalid argument: `what` is its name, a colon and the reason.
+    pub(crate) const fn inval(what: &'static str) -> Error {
+        Error::Inval(Invalid::new(what))
+    }
 
     /// A failed provider call.
     pub(crate) const fn provider(op: Op, call: &'static str, errno: c_int) -> Error {
@@ -139,7 +185,7 @@ impl Error {
             Error::NoSupp => -100001,
             Error::Provider(_) => -100002,
             Error::NoMem => -100003,
-            Error::Inval => -100004,
+            Error::Inval(_) => -100004,
             Error::NoCompletion => -100005,
             Error::NoEvent => -100006,
             Error::Again => -100007,
@@ -149,7 +195,7 @@ impl Error {
     }
 
     /// The kind of error whose code is `code`, if any (a provider error
-    /// names no call).
+    /// names no call, an invalid argument no argument).
     pub fn from_code(code: c_int) -> Option<Error> {
         Self::ALL.into_iter().find(|e| e.code() == code)
     }
@@ -175,14 +221,16 @@ impl Error {
     }
 
     /// The static, NUL-terminated description of this error (the text
-    /// `rpma_err_2str` hands out; `Display` gives the same words).
+    /// `rpma_err_2str` hands out; `Display` gives the same words, except
+    /// that a provider error names its call and an invalid argument adds
+    /// which one and why).
     pub const fn as_cstr(self) -> &'static CStr {
         match self {
             Error::Unknown => c"Unknown error",
             Error::NoSupp => c"Not supported",
             Error::Provider(_) => c"Provider error occurred",
             Error::NoMem => c"Out of memory",
-            Error::Inval => c"Invalid argument",
+            Error::Inval(_) => c"Invalid argument",
             Error::NoCompletion => c"No next completion available",
             Error::NoEvent => c"No next event available",
             Error::Again => c"Temporary error, try again",
@@ -193,23 +241,30 @@ impl Error {
 }
 
 impl From<Error> for std::io::Error {
-    /// The io::Error of the same meaning, with the error as its inner
-    /// error: a provider's errno picks the kind where there is one.
+    /// The io::Error of the same meaning.
+    ///
+    /// A provider error with an errno becomes that OS error, so that
+    /// `raw_os_error()` gives the errno and the kind follows from it; the
+    /// name of the failed call and the operation are then not in the
+    /// io::Error, only in the `rpma::Error`: convert at the program's
+    /// edge, after what needs them has looked. The exception is a full
+    /// queue ([`Error::is_queue_full`]): it becomes `WouldBlock`, which
+    /// says more there than the errno, with the error as the inner error.
+    /// Every other error is the inner error of an io::Error of the kind
+    /// of the same meaning (`Other` for a provider error without errno).
     fn from(e: Error) -> std::io::Error {
         use std::io::ErrorKind as K;
         let kind = match e {
-            Error::Provider(p) if p.errno != 0 => std::io::Error::from_raw_os_error(p.errno).kind(),
+            _ if e.is_queue_full() => K::WouldBlock,
+            Error::Provider(p) if p.errno != 0 => {
+                return std::io::Error::from_raw_os_error(p.errno)
+            }
             Error::Provider(_) | Error::Unknown => K::Other,
             Error::NoSupp => K::Unsupported,
             Error::NoMem => K::OutOfMemory,
-            Error::Inval => K::InvalidInput,
+            Error::Inval(_) => K::InvalidInput,
             Error::NoCompletion | Error::NoEvent | Error::Again => K::WouldBlock,
             Error::SharedChannel | Error::NotSharedChnl => K::InvalidInput,
-        };
-        let kind = if e.is_queue_full() {
-            K::WouldBlock
-        } else {
-            kind
         };
         std::io::Error::new(kind, e)
     }
@@ -309,10 +364,29 @@ mod tests {
         for e in Error::ALL {
             assert_eq!(Error::from_code(e.code()), Some(e));
             if e.provider_error().is_none() {
-                assert_eq!(e.to_string(), e.as_cstr().to_str().unwrap());
+                let text = e.to_string();
+                assert!(text.starts_with(e.as_cstr().to_str().unwrap()), "{text}");
             }
         }
-        assert_eq!(Error::Inval.code(), -100004);
+        let inval = Error::from_code(-100004).expect("RPMA_E_INVAL");
+        assert!(matches!(inval, Error::Inval(_)), "{inval}");
+        assert_eq!(inval.as_cstr(), c"Invalid argument");
+        assert_eq!(Error::inval("len: zero").code(), -100004);
+    }
+
+    #[test]
+    fn an_invalid_argument_says_which_and_why() {
+        let e = Error::inval("len: zero");
+        assert_eq!(e, Error::Inval(Invalid::new("len: zero")));
+        assert_eq!(e.to_string(), "Invalid argument: len: zero");
+        assert_eq!(e.as_cstr(), c"Invalid argument");
+        let Error::Inval(why) = e else {
+            panic!("not Inval: {e}")
+        };
+        assert_eq!(why.what(), "len: zero");
+        assert_eq!(why.to_string(), "len: zero");
+        // it is no larger than the provider error it sits next to
+        assert!(std::mem::size_of::<Invalid>() <= std::mem::size_of::<ProviderError>());
     }
 
     #[test]
@@ -343,15 +417,37 @@ mod tests {
             gone.provider_error().map(ProviderError::errno),
             Some(libc::ENODEV)
         );
+        let io = std::io::Error::from(gone);
         assert_eq!(
-            std::io::Error::from(gone).raw_os_error(),
-            None,
-            "the errno is in the inner error, the kind says what it means"
+            io.raw_os_error(),
+            Some(libc::ENODEV),
+            "a provider error with an errno becomes that OS error"
         );
         assert_eq!(
-            std::io::Error::from(Error::Inval).kind(),
-            std::io::ErrorKind::InvalidInput
+            io.kind(),
+            std::io::Error::from_raw_os_error(libc::ENODEV).kind()
         );
+        let refused = std::io::Error::from(other);
+        assert_eq!(refused.raw_os_error(), Some(libc::ENOSPC));
+        // a full queue keeps WouldBlock (and the error inside), not the errno
+        assert_eq!(std::io::Error::from(full).raw_os_error(), None);
+        // no errno: the error is the inner one
+        let silent = Error::provider(Op::Verbs, "rdma_get_cm_event", 0);
+        let io = std::io::Error::from(silent);
+        assert_eq!(io.kind(), std::io::ErrorKind::Other);
+        assert_eq!(
+            io.get_ref().and_then(|e| e.downcast_ref::<Error>()),
+            Some(&silent)
+        );
+        let inval = Error::inval("len: zero");
+        let io = std::io::Error::from(inval);
+        assert_eq!(io.kind(), std::io::ErrorKind::InvalidInput);
+        assert_eq!(io.raw_os_error(), None);
+        assert_eq!(
+            io.get_ref().and_then(|e| e.downcast_ref::<Error>()),
+            Some(&inval)
+        );
+        assert_eq!(io.to_string(), "Invalid argument: len: zero");
         assert_eq!(
             std::io::Error::from(Error::NoCompletion).kind(),
             std::io::ErrorKind::WouldBlock

@@ -35,7 +35,9 @@
 //! [`Error::Provider`], whose [`ProviderError`](error::ProviderError) (the
 //! error's `source`) names the call, the operation it served and its
 //! errno; [`Error::is_queue_full`] tells a full queue from the rest.
-//! `Error` converts into `std::io::Error`.
+//! [`Error::Inval`]'s [`Invalid`] names the argument and the reason.
+//! `Error` converts into `std::io::Error` (a provider error with an errno
+//! into that OS error).
 //!
 //! # Objects
 //!
@@ -154,7 +156,7 @@ pub use conn::{Conn, ConnEvent, Opts};
 pub use conn_cfg::ConnCfg;
 pub use cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
 pub use ep::Ep;
-pub use error::{Error, Result};
+pub use error::{Error, Invalid, Result};
 pub use mr::{MrLocal, MrRemote, Usage};
 pub use peer::Peer;
 /// When an operation of the C forms completes (feature `raw`; [`Opts`] says

@@ -176,8 +176,14 @@ impl MrLocal {
             size: usize,
             usage: Usage,
         ) -> Result<MrLocal> {
-            if ptr.is_null() || size == 0 || usage.is_empty() {
-                return Err(Error::Inval);
+            if ptr.is_null() {
+                return Err(Error::inval("ptr: NULL"));
+            }
+            if size == 0 {
+                return Err(Error::inval("size: zero (an empty buffer)"));
+            }
+            if usage.is_empty() {
+                return Err(Error::inval("usage: empty"));
             }
             let access = usage.access(peer.is_iwarp(), peer.has_native_flush());
             // SAFETY: the PD is live; the memory is the caller's (contract).
@@ -310,7 +316,10 @@ impl MrLocal {
         );
         Err(match ret {
             libc::EOPNOTSUPP => Error::NoSupp,
-            libc::EFAULT | libc::EINVAL => Error::Inval,
+            libc::EFAULT => Error::inval("offset, len: refused by ibv_advise_mr (EFAULT)"),
+            libc::EINVAL => {
+                Error::inval("advice, flags or range: refused by ibv_advise_mr (EINVAL)")
+            }
             _ => Error::provider(Op::MrAdvise, "ibv_advise_mr", ret),
         })
     }
@@ -514,7 +523,7 @@ impl MrRemote {
                 desc.len(),
                 DESCRIPTOR_SIZE
             );
-            return Err(Error::Inval);
+            return Err(Error::inval("desc: shorter than 21 bytes"));
         };
         let usage = d[20];
         if usage == 0 {
@@ -523,7 +532,7 @@ impl MrRemote {
                 Op::MrRemoteFromDescriptor,
                 "usage type of memory is not set"
             );
-            return Err(Error::Inval);
+            return Err(Error::inval("desc: its usage byte is 0"));
         }
         let u64_at = |i: usize| u64::from_le_bytes(d[i..i + 8].try_into().unwrap());
         Ok(MrRemote {
@@ -554,9 +563,10 @@ impl MrRemote {
     /// `Error::Inval` for an empty `usage` (a descriptor cannot carry it)
     /// or one with bits past the descriptor's byte.
     pub fn from_parts(raddr: u64, size: u64, rkey: u32, usage: Usage) -> Result<MrRemote> {
-        let usage = u8::try_from(usage.bits()).map_err(|_| Error::Inval)?;
+        let usage = u8::try_from(usage.bits())
+            .map_err(|_| Error::inval("usage: a bit past the descriptor's byte"))?;
         if usage == 0 {
-            return Err(Error::Inval);
+            return Err(Error::inval("usage: empty"));
         }
         Ok(MrRemote {
             raddr,
@@ -616,7 +626,7 @@ impl MrRemote {
 fn range_in(base: *mut u8, size: usize, offset: usize, len: usize) -> Result<*mut u8> {
     match offset.checked_add(len) {
         Some(end) if end <= size => Ok(base.wrapping_add(offset)),
-        _ => Err(Error::Inval),
+        _ => Err(Error::inval("offset: the buffer would end past the region")),
     }
 }
 
@@ -632,7 +642,7 @@ mod tests {
         assert_eq!(back, mr);
         assert_eq!(
             MrRemote::from_parts(0, 1, 1, Usage::empty()).err(),
-            Some(Error::Inval)
+            Some(Error::inval("usage: empty"))
         );
     }
 
@@ -644,10 +654,11 @@ mod tests {
         let base = mem.as_mut_ptr();
         assert_eq!(range_in(base, 16, 4, 4), Ok(base.wrapping_add(4)));
         assert_eq!(range_in(base, 16, 12, 4), Ok(base.wrapping_add(12)));
-        assert_eq!(range_in(base, 16, 13, 4), Err(Error::Inval));
-        assert_eq!(range_in(base, 16, usize::MAX, 1), Err(Error::Inval));
+        let past = Err(Error::inval("offset: the buffer would end past the region"));
+        assert_eq!(range_in(base, 16, 13, 4), past);
+        assert_eq!(range_in(base, 16, usize::MAX, 1), past);
         assert_eq!(range_in(base, 16, 16, 0), Ok(base.wrapping_add(16)));
-        assert_eq!(range_in(base, 16, 9, 8), Err(Error::Inval));
+        assert_eq!(range_in(base, 16, 9, 8), past);
         assert_eq!(range_in(base, 16, 8, 8), Ok(base.wrapping_add(8)));
     }
 
@@ -677,10 +688,13 @@ mod tests {
         assert_eq!(r.flush_type(), Usage::FLUSH_TYPE_VISIBILITY);
         assert_eq!(
             MrRemote::from_descriptor(&d[..20]).err(),
-            Some(Error::Inval)
+            Some(Error::inval("desc: shorter than 21 bytes"))
         );
         d[20] = 0;
-        assert_eq!(MrRemote::from_descriptor(&d).err(), Some(Error::Inval));
+        assert_eq!(
+            MrRemote::from_descriptor(&d).err(),
+            Some(Error::inval("desc: its usage byte is 0"))
+        );
         d[20] = 0xFF;
         assert_eq!(
             MrRemote::from_descriptor(&d).unwrap().flush_type(),

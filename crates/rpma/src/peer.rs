@@ -119,8 +119,8 @@ impl Device {
     /// # Errors
     /// As [`Device::local`] or [`Device::remote`], as `kind` says.
     pub fn lookup(addr: &str, kind: ContextType) -> Result<Device> {
-        let addr = CString::new(addr).map_err(|_| Error::Inval)?;
-        Device::find(&addr, kind)?.ok_or(Error::Inval)
+        let addr = CString::new(addr).map_err(|_| Error::inval("addr: contains a NUL byte"))?;
+        Device::find(&addr, kind)?.ok_or(Error::inval("addr: resolves to no device"))
     }
 
     raw_api! {
@@ -667,7 +667,7 @@ impl Page {
         // SAFETY: our own mapping, no longer registered.
         match unsafe { libc::munmap(ptr, len) } {
             0 => Ok(()),
-            _ => Err(Error::Inval),
+            _ => Err(Error::inval("flush target: munmap() of its page failed")),
         }
     }
 }

@@ -98,7 +98,7 @@ fn decode(desc: &[u8]) -> Result<bool> {
             desc.len(),
             DESCRIPTOR_SIZE
         );
-        return Err(Error::Inval);
+        return Err(Error::inval("desc: empty"));
     };
     Ok(byte != 0)
 }
@@ -149,6 +149,9 @@ mod tests {
 
     #[test]
     fn empty_descriptor_is_invalid() {
-        assert_eq!(PeerCfg::from_descriptor(&[]).unwrap_err(), Error::Inval);
+        assert_eq!(
+            PeerCfg::from_descriptor(&[]).unwrap_err(),
+            Error::inval("desc: empty")
+        );
     }
 }

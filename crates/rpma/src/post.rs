@@ -77,17 +77,18 @@ pub(crate) fn local(mr: &MrLocal, offset: usize, len: usize) -> sys::ibv_sge {
 
 /// The scatter/gather entry of a local range of an operation, or none for
 /// the 0-byte form (no region, offset and length 0). A missing region with
-/// a range is `RPMA_E_INVAL`.
+/// a range is `RPMA_E_INVAL`, `missing` its reason.
 #[inline]
 pub(crate) fn local_end(
     mr: Option<&MrLocal>,
     offset: usize,
     len: usize,
+    missing: &'static str,
 ) -> Result<Option<sys::ibv_sge>> {
     match mr {
         Some(mr) => Ok(Some(local(mr, offset, len))),
         None if offset == 0 && len == 0 => Ok(None),
-        None => Err(Error::Inval),
+        None => Err(Error::inval(missing)),
     }
 }
 
@@ -109,7 +110,10 @@ pub(crate) fn one_sided_ends(
         (None, None) if local_offset == 0 && remote_offset == 0 && len == 0 => {
             Ok((None, Remote { addr: 0, rkey: 0 }))
         }
-        _ => Err(Error::Inval),
+        (None, None) => Err(Error::inval(
+            "src, dst: neither given, but an offset or len is not 0",
+        )),
+        _ => Err(Error::inval("src, dst: only one of the two regions given")),
     }
 }
 
@@ -316,7 +320,7 @@ pub(crate) fn recv_into(
     iwarp: bool,
     op_context: u64,
 ) -> Result<()> {
-    let sge = local_end(dst, offset, len)?;
+    let sge = local_end(dst, offset, len, "dst: none, but offset or len is not 0")?;
     recv(queue, entry_for(sge, iwarp), op_context)
 }
 
@@ -520,14 +524,21 @@ mod tests {
 
     #[test]
     fn zero_byte_forms() {
-        assert!(matches!(local_end(None, 0, 0), Ok(None)));
-        assert_eq!(local_end(None, 1, 0).err(), Some(Error::Inval));
-        assert_eq!(local_end(None, 0, 1).err(), Some(Error::Inval));
-        assert!(matches!(one_sided_ends(None, 0, None, 0, 0), Ok((None, _))));
+        let missing = "dst: none, but offset or len is not 0";
+        assert!(matches!(local_end(None, 0, 0, missing), Ok(None)));
         assert_eq!(
-            one_sided_ends(None, 0, None, 8, 0).err(),
-            Some(Error::Inval)
+            local_end(None, 1, 0, missing).err(),
+            Some(Error::inval(missing))
         );
+        assert_eq!(
+            local_end(None, 0, 1, missing).err(),
+            Some(Error::inval(missing))
+        );
+        assert!(matches!(one_sided_ends(None, 0, None, 0, 0), Ok((None, _))));
+        assert!(matches!(
+            one_sided_ends(None, 0, None, 8, 0),
+            Err(Error::Inval(i)) if i.what().starts_with("src, dst: neither")
+        ));
     }
 
     /// What the fake provider below saw.

@@ -36,7 +36,9 @@ impl Queues {
                 Op::BuildQueues,
                 "connection shared completion channel cannot be used when the shared RQ has its own RCQ"
             );
-            return Err(Error::Inval);
+            return Err(Error::inval(
+                "cfg: a shared completion channel with a shared RQ that has its own RCQ",
+            ));
         }
         let ctx = id.verbs();
         let shared = match s.shared_compl_channel {

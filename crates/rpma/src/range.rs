@@ -118,12 +118,16 @@ fn bounds(range: impl RangeBounds<usize>, size: u64) -> Result<(usize, usize)> {
         Bound::Unbounded => usize::try_from(size).ok(),
     };
     match (start, end) {
-        (Some(start), Some(end))
-            if start <= end && end as u64 <= size && end - start <= u32::MAX as usize =>
-        {
-            Ok((start, end - start))
-        }
-        _ => Err(Error::Inval),
+        (Some(start), Some(end)) if start <= end && end as u64 <= size => match end - start {
+            len if len <= u32::MAX as usize => Ok((start, len)),
+            _ => Err(Error::inval("range: longer than 4 GiB - 1")),
+        },
+        // refused: say which bound is wrong
+        (Some(start), _) if start as u64 <= size => match end {
+            Some(end) if end as u64 <= size => Err(Error::inval("range: starts after its end")),
+            _ => Err(Error::inval("range: ends past the region")),
+        },
+        _ => Err(Error::inval("range: starts past the region")),
     }
 }
 
@@ -151,15 +155,25 @@ mod tests {
 
     #[test]
     fn ranges_outside_the_region_are_refused() {
+        let why = |r: Result<Remote<'_>>| match r {
+            Err(Error::Inval(i)) => i.what(),
+            r => panic!("not refused as invalid: {r:?}"),
+        };
         let mr = remote(100);
-        assert_eq!(mr.slice(..101).err(), Some(Error::Inval));
-        assert_eq!(mr.slice(101..).err(), Some(Error::Inval));
+        assert_eq!(why(mr.slice(..101)), "range: ends past the region");
+        assert_eq!(why(mr.slice(101..)), "range: starts past the region");
+        assert_eq!(why(mr.slice(101..102)), "range: starts past the region");
         #[allow(clippy::reversed_empty_ranges)]
         let backwards = 20..10;
-        assert_eq!(mr.slice(backwards).err(), Some(Error::Inval));
-        assert_eq!(mr.slice(..=usize::MAX).err(), Some(Error::Inval));
+        assert_eq!(why(mr.slice(backwards)), "range: starts after its end");
+        assert_eq!(why(mr.slice(..=usize::MAX)), "range: ends past the region");
+        let past_everything = (Bound::Excluded(usize::MAX), Bound::Excluded(5));
+        assert_eq!(
+            why(mr.slice(past_everything)),
+            "range: starts past the region"
+        );
         let huge = remote(1 << 40);
         assert!(huge.slice(..u32::MAX as usize).is_ok());
-        assert_eq!(huge.slice(..1 << 32).err(), Some(Error::Inval));
+        assert_eq!(why(huge.slice(..1 << 32)), "range: longer than 4 GiB - 1");
     }
 }

@@ -23,7 +23,7 @@ use crate::sys;
 /// assert_eq!(u.bits(), 0x86);
 /// assert_eq!(format!("{u:?}"), "Usage(READ_DST | WRITE_SRC | RECV)");
 /// assert_eq!(Usage::from_bits(0x100), None);
-/// assert_eq!(Usage::try_from(-1), Err(rpma::Error::Inval));
+/// assert!(matches!(Usage::try_from(-1), Err(rpma::Error::Inval(_))));
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Usage(u32);
@@ -159,7 +159,9 @@ impl TryFrom<i32> for Usage {
         u32::try_from(bits)
             .ok()
             .and_then(Usage::from_bits)
-            .ok_or(Error::Inval)
+            .ok_or(Error::inval(
+                "usage: negative, or a bit above the eight usages",
+            ))
     }
 }
 
@@ -268,7 +270,10 @@ mod tests {
             -1,
             i32::MIN | 0xFF,
         ] {
-            assert_eq!(Usage::try_from(v), Err(Error::Inval), "{v:#x}");
+            assert!(
+                matches!(Usage::try_from(v), Err(Error::Inval(i)) if i.what().starts_with("usage:")),
+                "{v:#x}"
+            );
         }
     }
 

@@ -87,6 +87,16 @@ fn wait_readable(fd: BorrowedFd<'_>, what: &str) {
     }
 }
 
+/// The reason of the `Error::Inval` in `e` (an operation's `.err()`), or a
+/// panic naming what came instead.
+#[track_caller]
+fn invalid(e: Option<Error>) -> &'static str {
+    match e {
+        Some(Error::Inval(why)) => why.what(),
+        other => panic!("Error::Inval expected, not {other:?}"),
+    }
+}
+
 fn expect_event(conn: &Conn, want: ConnEvent) {
     wait_readable(conn.event_fd(), "connection event");
     assert_eq!(conn.next_event().expect("next_event"), want);
@@ -120,7 +130,7 @@ fn device_is_found_by_address_and_opens_a_peer() {
     let peer = Peer::new(&local).expect("peer");
     peer.delete().expect("peer delete");
     // the wildcard address names no device
-    assert_eq!(Device::local("0.0.0.0").err(), Some(Error::Inval));
+    invalid(Device::local("0.0.0.0").err());
     assert!(Device::local("not an address").is_err());
 }
 
@@ -154,7 +164,7 @@ fn the_domain_goes_with_the_last_object_made_on_it() {
     let req = ConnReq::new(&client, sa(&ip(), &port), None).unwrap();
     let conn = req.connect(&[]).unwrap();
     wait_readable(ep.fd(), "the request");
-    assert_eq!(ep.next_conn_req(None).err(), Some(Error::Inval));
+    invalid(ep.next_conn_req(None).err());
     expect_event(&conn, ConnEvent::Rejected);
     conn.delete().unwrap();
     ep.shutdown().unwrap();
@@ -174,17 +184,14 @@ fn owned_region_descriptor_describes_it() {
     assert_eq!(remote.usage(), usage);
     // copies in and out stay inside the region
     mr.write(4090, b"abcdef").expect("write in bounds");
-    assert_eq!(mr.write(4091, b"abcdef"), Err(Error::Inval));
+    invalid(mr.write(4091, b"abcdef").err());
     let mut back = [0u8; 6];
     mr.read(4090, &mut back).unwrap();
     assert_eq!(&back, b"abcdef");
     let buf = mr.dereg().expect("dereg");
     assert_eq!(&buf[4090..], b"abcdef");
     // a region needs a usage
-    assert_eq!(
-        Region::reg(&peer, vec![0u8; 8], Usage::empty()).err(),
-        Some(Error::Inval)
-    );
+    invalid(Region::reg(&peer, vec![0u8; 8], Usage::empty()).err());
     peer.delete().unwrap();
 }
 
@@ -340,9 +347,9 @@ fn bad_arguments_are_refused_and_bad_ranges_fail_in_the_completion() {
             Err(Error::NoSupp)
         );
         // a read of 8 bytes needs a local region to land in
-        assert_eq!(
-            conn.read_at(None, 0, Some(&dst), 0, 8, Completion::Always, 8),
-            Err(Error::Inval)
+        invalid(
+            conn.read_at(None, 0, Some(&dst), 0, 8, Completion::Always, 8)
+                .err(),
         );
         // nothing was posted, so nothing completes
         let mut wc = [WorkCompletion::default()];

@@ -77,7 +77,9 @@ impl Opts {
     pub(crate) fn no_imm(self) -> Result<(Completion, u64)> {
         match self.imm {
             None => Ok((self.completion, self.context)),
-            Some(_) => Err(Error::Inval),
+            Some(_) => Err(Error::inval(
+                "opts: immediate data, which this operation does not carry",
+            )),
         }
     }
 }
@@ -88,12 +90,14 @@ impl Default for Opts {
     }
 }
 
-/// Both ends of a one-sided operation have the same length.
-fn same_len(a: usize, b: usize) -> Result<usize> {
+/// Both ends of a one-sided operation have the same length; `differ` is
+/// the reason when they do not.
+#[inline]
+fn same_len(a: usize, b: usize, differ: &'static str) -> Result<usize> {
     if a == b {
         Ok(a)
     } else {
-        Err(Error::Inval)
+        Err(Error::inval(differ))
     }
 }
 
@@ -141,7 +145,7 @@ impl Conn {
     /// operation completes with `WcStatus::WrFlush`.
     #[inline]
     pub fn read(&self, src: Remote<'_>, dst: Local<'_>, opts: Opts) -> Result<()> {
-        let len = same_len(src.len, dst.len)?;
+        let len = same_len(src.len, dst.len, "dst: not as long as src")?;
         let (completion, context) = opts.no_imm()?;
         self.read_at(
             Some(dst.mr),
@@ -163,7 +167,7 @@ impl Conn {
     /// connection refuses no post, as for [`Conn::read`].
     #[inline]
     pub fn write(&self, src: Local<'_>, dst: Remote<'_>, opts: Opts) -> Result<()> {
-        let len = same_len(src.len, dst.len)?;
+        let len = same_len(src.len, dst.len, "dst: not as long as src")?;
         self.write_at(
             Some(dst.mr),
             dst.offset,
@@ -189,7 +193,7 @@ impl Conn {
         dst: Remote<'_>,
         opts: Opts,
     ) -> Result<()> {
-        same_len(dst.len, ATOMIC_WRITE_LEN)?;
+        same_len(dst.len, ATOMIC_WRITE_LEN, "dst: not 8 bytes long")?;
         let (completion, context) = opts.no_imm()?;
         self.atomic_write_at(dst.mr, dst.offset, value, completion, context)
     }
@@ -304,7 +308,7 @@ impl Conn {
             op_context: u64,
         ) -> Result<()> {
             if dst_offset % ATOMIC_WRITE_LEN != 0 {
-                return Err(Error::Inval);
+                return Err(Error::inval("dst_offset: not a multiple of 8"));
             }
             let remote = post::Remote::at(dst, dst_offset);
             if self.native.atomic_write {
@@ -343,7 +347,7 @@ impl Conn {
             imm: Option<u32>,
             op_context: u64,
         ) -> Result<()> {
-            let sge = local_end(src, offset, len)?;
+            let sge = local_end(src, offset, len, "src: none, but offset or len is not 0")?;
             let wr = match imm {
                 None => SendWr::new(sys::IBV_WR_SEND, completion, op_context),
                 Some(imm) => SendWr::new(sys::IBV_WR_SEND_WITH_IMM, completion, op_context).imm(imm),

@@ -356,7 +356,7 @@ impl ConnReq {
     fn take_into_conn(&mut self, pdata: Option<&[u8]>) -> Result<Box<Conn>> {
         // rdma_cm's length is one byte: longer data is refused, not cut
         if pdata.is_some_and(|d| d.len() > usize::from(u8::MAX)) {
-            return Err(Error::Inval);
+            return Err(Error::inval("pdata: longer than 255 bytes"));
         }
         let parts = self.parts.take().expect("present until released");
         let (ack_timeout, rnr_timer) = (parts.peer.ack_timeout(), parts.peer.min_rnr_timer());

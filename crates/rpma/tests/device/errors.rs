@@ -17,7 +17,19 @@ use rpma::{Conn, ConnCfg, ConnReq, Ep, Opts, Peer, Region, Srq};
 use rpma::{Error, FlushType};
 
 use super::owned::listening;
-use super::WAIT;
+use super::{invalid, WAIT};
+
+/// The `Error::Inval` in `e` (an operation's `.err()`) names the argument
+/// `arg`: its reason is `arg`, a colon and why.
+#[track_caller]
+fn invalid_arg(e: Option<Error>, arg: &str) {
+    let what = invalid(e);
+    assert!(
+        what.strip_prefix(arg)
+            .is_some_and(|why| why.starts_with(':')),
+        "Error::Inval for `{arg}` expected, not for: {what}"
+    );
+}
 
 /// The provider error in `r`, or a panic naming what came instead.
 #[track_caller]
@@ -133,13 +145,10 @@ fn region_errors_are_the_documented_ones() {
     let ip: IpAddr = super::ip().parse().unwrap();
     let peer = Peer::local(ip).unwrap();
     // Region::reg: an empty buffer, an empty usage
-    assert_eq!(
-        Region::reg(&peer, Vec::new(), Usage::SEND).err(),
-        Some(Error::Inval)
-    );
-    assert_eq!(
+    invalid(Region::reg(&peer, Vec::new(), Usage::SEND).err());
+    invalid_arg(
         Region::reg(&peer, vec![0u8; 8], Usage::empty()).err(),
-        Some(Error::Inval)
+        "usage",
     );
     // the device refuses memory it cannot pin: Region::reg's path
     // (MrLocal::reg_raw) on a mapping with no access
@@ -165,15 +174,15 @@ fn region_errors_are_the_documented_ones() {
 
     let mut region = Region::reg(&peer, vec![0u8; 64], Usage::READ_SRC).unwrap();
     // Region::slice: past the end, starting after its end
-    assert_eq!(region.slice(..65).err(), Some(Error::Inval));
-    assert_eq!(region.slice(65..).err(), Some(Error::Inval));
+    invalid(region.slice(..65).err());
+    invalid(region.slice(65..).err());
     #[allow(clippy::reversed_empty_ranges)]
     let backwards = 9..8;
-    assert_eq!(region.slice(backwards).err(), Some(Error::Inval));
+    invalid_arg(region.slice(backwards).err(), "range");
     // Region::write and MrLocal::read: outside the region
-    assert_eq!(region.write(63, b"ab"), Err(Error::Inval));
-    assert_eq!(region.write(usize::MAX, b"a"), Err(Error::Inval));
-    assert_eq!(region.read(60, &mut [0u8; 5]), Err(Error::Inval));
+    invalid_arg(region.write(63, b"ab").err(), "offset");
+    invalid(region.write(usize::MAX, b"a").err());
+    invalid(region.read(60, &mut [0u8; 5]).err());
     // MrLocal::advise: a valid advice over the region is carried out or,
     // on a device without advice (Debian 12's and 13's rxe), refused as
     // unsupported; never Inval or Provider
@@ -196,29 +205,20 @@ fn remote_region_and_config_errors_are_the_documented_ones() {
     // MrRemote::from_descriptor: too short, no usage
     let good = MrRemote::from_parts(0x1000, 64, 7, Usage::READ_SRC).unwrap();
     let desc = good.to_descriptor();
-    assert_eq!(
-        MrRemote::from_descriptor(&desc[..20]).err(),
-        Some(Error::Inval)
-    );
+    invalid_arg(MrRemote::from_descriptor(&desc[..20]).err(), "desc");
     let mut no_usage = desc;
     no_usage[20] = 0;
-    assert_eq!(
-        MrRemote::from_descriptor(&no_usage).err(),
-        Some(Error::Inval)
-    );
+    invalid(MrRemote::from_descriptor(&no_usage).err());
     // MrRemote::from_parts: no usage
-    assert_eq!(
-        MrRemote::from_parts(0x1000, 64, 7, Usage::empty()).err(),
-        Some(Error::Inval)
-    );
+    invalid(MrRemote::from_parts(0x1000, 64, 7, Usage::empty()).err());
     // MrRemote::slice: past the end, after its end, longer than 4 GiB - 1
-    assert_eq!(good.slice(..65).err(), Some(Error::Inval));
-    assert_eq!(good.slice(65..).err(), Some(Error::Inval));
+    invalid(good.slice(..65).err());
+    invalid(good.slice(65..).err());
     let huge = MrRemote::from_parts(0, 1 << 33, 7, Usage::READ_SRC).unwrap();
-    assert_eq!(huge.slice(..1 << 32).err(), Some(Error::Inval));
+    invalid(huge.slice(..1 << 32).err());
     // ConnCfg::set_timeout (through Deref): negative
     let cfg = ConnCfg::new();
-    assert_eq!(cfg.set_timeout(-1), Err(Error::Inval));
+    invalid_arg(cfg.set_timeout(-1).err(), "timeout_ms");
     assert_eq!(cfg.set_timeout(0), Ok(()));
 }
 
@@ -288,20 +288,17 @@ fn listener_and_request_errors_are_the_documented_ones() {
     let mut shared_srq = ConnCfg::new();
     shared_srq.set_srq(&srq);
     shared_srq.set_compl_channel(true);
-    assert_eq!(
-        ConnReq::new(&peer, at, Some(&shared_srq)).err(),
-        Some(Error::Inval)
-    );
+    invalid(ConnReq::new(&peer, at, Some(&shared_srq)).err());
     // none of these reached the listener
     assert!(listener.try_next_request(None).unwrap().is_none());
 
     // Listener::next_request: the queues cannot be built, or the
     // configuration is refused; either way the request is rejected
-    for (cfg, want) in [(&huge_cq, None), (&shared_srq, Some(Error::Inval))] {
+    for (cfg, invalid) in [(&huge_cq, None), (&shared_srq, Some("cfg"))] {
         let client = ConnReq::new(&peer, at, None).unwrap().connect(b"").unwrap();
         let got = listener.next_request_timeout(Some(cfg), WAIT);
-        match want {
-            Some(want) => assert_eq!(got.err(), Some(want)),
+        match invalid {
+            Some(arg) => invalid_arg(got.err(), arg),
             None => assert_provider(got, "ibv_create_cq", libc::EINVAL),
         }
         expect_event(&client, ConnEvent::Rejected, "client");
@@ -370,25 +367,22 @@ fn connection_errors_are_the_documented_ones() {
 
     // read and write: lengths differ; a read with immediate data
     let (s, d) = (src.slice(..8).unwrap(), plain.slice(..9).unwrap());
-    assert_eq!(client.write(s, d, Opts::default()), Err(Error::Inval));
+    invalid(client.write(s, d, Opts::default()).err());
     let (s, d) = (plain.slice(..9).unwrap(), dst.slice(..8).unwrap());
-    assert_eq!(client.read(s, d, Opts::default()), Err(Error::Inval));
+    invalid(client.read(s, d, Opts::default()).err());
     let (s, d) = (plain.slice(..8).unwrap(), dst.slice(..8).unwrap());
-    assert_eq!(client.read(s, d, imm), Err(Error::Inval));
+    invalid_arg(client.read(s, d, imm).err(), "opts");
     // atomic_write: not 8 bytes, not at an aligned offset, immediate data
     let value = [0u8; 8];
     let d = plain.slice(..16).unwrap();
-    assert_eq!(
-        client.atomic_write(&value, d, Opts::default()),
-        Err(Error::Inval)
-    );
+    invalid_arg(client.atomic_write(&value, d, Opts::default()).err(), "dst");
     let d = plain.slice(4..12).unwrap();
-    assert_eq!(
-        client.atomic_write(&value, d, Opts::default()),
-        Err(Error::Inval)
+    invalid_arg(
+        client.atomic_write(&value, d, Opts::default()).err(),
+        "dst_offset",
     );
     let d = plain.slice(8..16).unwrap();
-    assert_eq!(client.atomic_write(&value, d, imm), Err(Error::Inval));
+    invalid(client.atomic_write(&value, d, imm).err());
     // flush: the region does not allow the kind; persistent without the
     // peer's direct write to pmem; immediate data
     let d = plain.slice(..8).unwrap();
@@ -401,10 +395,7 @@ fn connection_errors_are_the_documented_ones() {
         client.flush(d, FlushType::Persistent, Opts::default()),
         Err(Error::NoSupp)
     );
-    assert_eq!(
-        client.flush(d, FlushType::Visibility, imm),
-        Err(Error::Inval)
-    );
+    invalid(client.flush(d, FlushType::Visibility, imm).err());
     // wait: the connection has no shared completion channel
     assert_eq!(client.wait().err(), Some(Error::NotSharedChnl));
     // Cq::poll: no room for a completion, then no completion
@@ -597,13 +588,10 @@ fn core_errors_are_the_documented_ones() {
     let ip = super::ip();
     let nobody = nobodys_address().to_string();
     // Device::local / remote / lookup / find
-    assert_eq!(Device::local("10.0\0.2.15").err(), Some(Error::Inval));
-    assert_eq!(Device::remote("10.0\0.2.15").err(), Some(Error::Inval));
-    assert_eq!(Device::local("0.0.0.0").err(), Some(Error::Inval));
-    assert_eq!(
-        Device::lookup("0.0.0.0", ContextType::Local).err(),
-        Some(Error::Inval)
-    );
+    invalid_arg(Device::local("10.0\0.2.15").err(), "addr");
+    invalid(Device::remote("10.0\0.2.15").err());
+    invalid(Device::local("0.0.0.0").err());
+    invalid(Device::lookup("0.0.0.0", ContextType::Local).err());
     assert_eq!(Device::find(c"0.0.0.0", ContextType::Local), Ok(None));
     // rdma_getaddrinfo reports getaddrinfo's own code, not an errno: the
     // errno is whatever it was (0 here), as in the C library
@@ -622,39 +610,27 @@ fn core_errors_are_the_documented_ones() {
         libc::ETIMEDOUT,
     );
     // PeerCfg::from_descriptor
-    assert_eq!(PeerCfg::from_descriptor(&[]).err(), Some(Error::Inval));
+    invalid(PeerCfg::from_descriptor(&[]).err());
 
     let device = Device::local(&ip).unwrap();
     let peer = CorePeer::new(&device).unwrap();
     // Region::reg (an empty boxed slice) / MrLocal::reg_scoped / reg_raw
     let empty: Box<[u8]> = Box::new([]);
-    assert_eq!(
-        Region::reg(&peer, empty, Usage::SEND).err(),
-        Some(Error::Inval)
-    );
+    invalid(Region::reg(&peer, empty, Usage::SEND).err());
     let mut buf = [0u8; 8];
     let ran = MrLocal::reg_scoped(&peer, &mut buf, Usage::empty(), |_| {
         panic!("f runs only after a registration")
     });
-    assert_eq!(ran.err(), Some(Error::Inval));
+    invalid(ran.err());
     // SAFETY: nothing is registered: each call is refused first.
     unsafe {
         let p = buf.as_mut_ptr().cast();
-        assert_eq!(
-            MrLocal::reg_raw(&peer, std::ptr::null_mut(), 8, Usage::SEND).err(),
-            Some(Error::Inval)
-        );
-        assert_eq!(
-            MrLocal::reg_raw(&peer, p, 0, Usage::SEND).err(),
-            Some(Error::Inval)
-        );
-        assert_eq!(
-            MrLocal::reg_raw(&peer, p, 8, Usage::empty()).err(),
-            Some(Error::Inval)
-        );
+        invalid(MrLocal::reg_raw(&peer, std::ptr::null_mut(), 8, Usage::SEND).err());
+        invalid(MrLocal::reg_raw(&peer, p, 0, Usage::SEND).err());
+        invalid(MrLocal::reg_raw(&peer, p, 8, Usage::empty()).err());
     }
     let mut owned = Region::reg(&peer, vec![0u8; 8], Usage::SEND).unwrap();
-    assert_eq!(owned.write(7, b"ab"), Err(Error::Inval));
+    invalid(owned.write(7, b"ab").err());
     owned.dereg().unwrap();
 
     // Ep::listen: an address not the guest's; Ep::listen_cstr (the C
@@ -682,14 +658,11 @@ fn core_errors_are_the_documented_ones() {
         let mut cfg = CoreCfg::new();
         cfg.set_srq(&srq);
         cfg.set_compl_channel(true);
-        assert_eq!(
-            ConnReq::new(&peer, at, Some(&cfg)).err(),
-            Some(Error::Inval)
-        );
+        invalid(ConnReq::new(&peer, at, Some(&cfg)).err());
     }
     // ConnReq::connect: private data longer than 255 bytes
     let req = ConnReq::new(&peer, at, None).unwrap();
-    assert_eq!(req.connect(&[0u8; 256]).err(), Some(Error::Inval));
+    invalid_arg(req.connect(&[0u8; 256]).err(), "pdata");
 
     // a connection, for the data path's argument checks
     let req = ConnReq::new(&peer, at, None).unwrap();
@@ -708,36 +681,28 @@ fn core_errors_are_the_documented_ones() {
     let remote = MrRemote::from_parts(0x1000, 8, 7, Usage::READ_SRC).unwrap();
     let (c, x) = (Completion::Always, 1);
     // read / write: one region only, or neither with an offset or length
-    assert_eq!(
-        client.read_at(Some(&local), 0, None, 0, 8, c, x),
-        Err(Error::Inval)
+    invalid_arg(
+        client.read_at(Some(&local), 0, None, 0, 8, c, x).err(),
+        "src, dst",
     );
-    assert_eq!(
-        client.read_at(None, 0, Some(&remote), 0, 8, c, x),
-        Err(Error::Inval)
+    invalid(client.read_at(None, 0, Some(&remote), 0, 8, c, x).err());
+    invalid(client.read_at(None, 0, None, 8, 0, c, x).err());
+    invalid(client.read_at(None, 0, None, 0, 8, c, x).err());
+    invalid(
+        client
+            .write_at(Some(&remote), 0, None, 0, 8, c, None, x)
+            .err(),
     );
-    assert_eq!(client.read_at(None, 0, None, 8, 0, c, x), Err(Error::Inval));
-    assert_eq!(client.read_at(None, 0, None, 0, 8, c, x), Err(Error::Inval));
-    assert_eq!(
-        client.write_at(Some(&remote), 0, None, 0, 8, c, None, x),
-        Err(Error::Inval)
-    );
-    assert_eq!(
-        client.write_at(None, 8, None, 0, 0, c, None, x),
-        Err(Error::Inval)
-    );
+    invalid(client.write_at(None, 8, None, 0, 0, c, None, x).err());
     // atomic_write: an unaligned offset
-    assert_eq!(
-        client.atomic_write_at(&remote, 4, &[0; 8], c, x),
-        Err(Error::Inval)
-    );
+    invalid(client.atomic_write_at(&remote, 4, &[0; 8], c, x).err());
     // send / recv: no region with an offset or a length
-    assert_eq!(client.send_at(None, 1, 0, c, None, x), Err(Error::Inval));
-    assert_eq!(client.send_at(None, 0, 1, c, None, x), Err(Error::Inval));
-    assert_eq!(client.recv_at(None, 1, 0, x), Err(Error::Inval));
-    assert_eq!(client.recv_at(None, 0, 1, x), Err(Error::Inval));
+    invalid(client.send_at(None, 1, 0, c, None, x).err());
+    invalid(client.send_at(None, 0, 1, c, None, x).err());
+    invalid(client.recv_at(None, 1, 0, x).err());
+    invalid(client.recv_at(None, 0, 1, x).err());
     // Srq::recv_at: the same
-    assert_eq!(srq.recv_at(None, 0, 1, x), Err(Error::Inval));
+    invalid(srq.recv_at(None, 0, 1, x).err());
     // Conn::wait: no shared channel
     assert_eq!(client.wait().err(), Some(Error::NotSharedChnl));
     // nothing was posted
