@@ -1,5 +1,6 @@
 //! Waits on tokio's reactor (feature `tokio`): connection events,
-//! incoming requests and completions, awaited instead of blocked on.
+//! incoming requests and completions, awaited instead of blocked on; and
+//! the set-up steps that resolve an address, run on tokio's blocking pool.
 //!
 //! Every wait here is cancel-safe. It takes what it waits for (an event,
 //! a request, a completion) only inside the poll that returns it, and
@@ -11,6 +12,7 @@
 //! Like tokio's own I/O types, these waits need a tokio runtime with I/O
 //! enabled: awaited outside one, they panic.
 
+use std::net::{IpAddr, SocketAddr};
 use std::os::fd::BorrowedFd;
 
 use tokio::io::unix::AsyncFd;
@@ -23,6 +25,7 @@ use crate::cq::{Cq, WorkCompletion};
 use crate::ep::Ep;
 use crate::error::{Error, Result};
 use crate::log::Op;
+use crate::peer::Peer;
 use crate::ready;
 
 /// What `try_take` gives once the fd is readable; tries first without
@@ -56,6 +59,8 @@ async fn take_when_ready<T>(
 impl Conn {
     /// [`Conn::next_event`], awaited.
     ///
+    /// Cancel-safe: a wait dropped before it finished has taken no event.
+    ///
     /// # Errors
     /// As [`Conn::next_event`]; `Error::Provider` (`epoll_ctl`) when the
     /// fd cannot be registered with the reactor: `EEXIST` while another
@@ -67,6 +72,9 @@ impl Conn {
 
 impl Ep {
     /// [`Ep::next_request`], awaited.
+    ///
+    /// Cancel-safe: a wait dropped before it finished has taken no
+    /// request; the next wait gets it.
     ///
     /// # Errors
     /// As [`Ep::next_request`]; `Error::Provider` (`epoll_ctl`) when
@@ -82,6 +90,9 @@ impl Cq {
     /// waits for its channel. The first wait makes the channel's fd
     /// non-blocking, so a blocking [`Cq::wait`] on the same CQ afterwards
     /// returns at once when nothing came.
+    ///
+    /// Cancel-safe: a wait dropped before it finished has taken no
+    /// completion, and the CQ stays armed.
     ///
     /// # Errors
     /// `Error::SharedChannel` when the CQ reports to its connection's
@@ -108,5 +119,70 @@ impl Cq {
             // makes the channel report.
             take_when_ready(self.fd(), || Ok(self.try_wait()?.then_some(()))).await?;
         }
+    }
+}
+
+/// Runs a set-up step that blocks while an address or route resolves on
+/// tokio's blocking pool, as tokio's own `lookup_host` does with name
+/// resolution: librdmacm offers no resolution that a reactor could await
+/// without taking over the id's event channel.
+async fn off_the_reactor<T: Send + 'static>(
+    step: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    // a panic in the step (a bug) or a runtime shutting down: no result
+    tokio::task::spawn_blocking(step)
+        .await
+        .unwrap_or(Err(Error::Unknown))
+}
+
+impl Peer {
+    /// [`Peer::remote`] without blocking the task while the address
+    /// resolves to a device.
+    ///
+    /// Cancel-safe: the resolution finishes on tokio's blocking pool, and
+    /// a peer made after the wait was dropped is released at once.
+    ///
+    /// # Errors
+    /// As [`Peer::remote`]; `Error::Unknown` when the runtime shuts down
+    /// before the resolution ends.
+    pub async fn remote_async(ip: IpAddr) -> Result<Peer> {
+        off_the_reactor(move || Peer::remote(ip)).await
+    }
+}
+
+impl ConnReq {
+    /// [`ConnReq::new`] without blocking the task while the address and
+    /// the route resolve. Then [`ConnReq::connect`] (which does not block)
+    /// and [`Conn::next_event_async`] for `Established` complete the
+    /// set-up; a server awaits [`Ep::next_request_async`] and connects
+    /// the same way.
+    ///
+    /// ```no_run
+    /// use rpma::{ConnEvent, ConnReq, Peer};
+    ///
+    /// async fn connect(server: std::net::SocketAddr) -> rpma::Result<rpma::Conn> {
+    ///     let peer = Peer::remote_async(server.ip()).await?;
+    ///     let conn = ConnReq::new_async(&peer, server, None).await?.connect(b"")?;
+    ///     match conn.next_event_async().await? {
+    ///         ConnEvent::Established => Ok(conn),
+    ///         _ => Err(rpma::Error::NoEvent),
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Cancel-safe: the resolution finishes on tokio's blocking pool, and
+    /// a request made after the wait was dropped is released at once,
+    /// without connecting.
+    ///
+    /// # Errors
+    /// As [`ConnReq::new`]; `Error::Unknown` when the runtime shuts down
+    /// before the resolution ends.
+    pub async fn new_async(
+        peer: &Peer,
+        addr: SocketAddr,
+        cfg: Option<&ConnCfg>,
+    ) -> Result<ConnReq> {
+        let (peer, cfg) = (peer.clone(), cfg.cloned());
+        off_the_reactor(move || ConnReq::new(&peer, addr, cfg.as_ref())).await
     }
 }

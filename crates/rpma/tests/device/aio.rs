@@ -1,13 +1,14 @@
 //! The async waits (feature `tokio`) on rxe0: a wait
 //! cancelled by its deadline takes nothing, so the next wait finds what
-//! came meanwhile; and a connection moves into a spawned task.
+//! came meanwhile; a connection moves into a spawned task; and a whole
+//! set-up (resolve, connect, accept) awaited, a cancelled one included.
 
 use std::time::Duration;
 
 use rpma::conn::ConnEvent;
 use rpma::cq::WcStatus;
 use rpma::mr::{MrRemote, Usage};
-use rpma::{ConnReq, Opts, Region};
+use rpma::{ConnReq, Opts, Peer, Region};
 use tokio::time::timeout;
 
 use super::owned::listening;
@@ -76,6 +77,61 @@ fn cancelled_waits_take_nothing() {
             .await
             .expect("in time");
         assert_eq!(ev, Ok(ConnEvent::Closed));
+        server.delete().unwrap();
+        client.delete().unwrap();
+        listener.shutdown().unwrap();
+    });
+}
+
+#[test]
+#[ignore = "needs rxe0: make check runs it in the SoftRoCE guest"]
+fn set_up_awaited_from_both_sides() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (_server_peer, at, listener) = listening(52);
+        let peer = timeout(WAIT, Peer::remote_async(at.ip()))
+            .await
+            .expect("in time")
+            .unwrap();
+        // a request whose wait is dropped at once: it is made and released
+        // on the blocking pool, and the listener never hears of it
+        assert!(timeout(Duration::ZERO, ConnReq::new_async(&peer, at, None))
+            .await
+            .is_err());
+
+        let server = tokio::spawn(async move {
+            let req = listener.next_request_async(None).await.unwrap();
+            assert_eq!(req.private_data(), Some(&b"async"[..]));
+            let conn = req.connect(b"").unwrap();
+            let ev = conn.next_event_async().await;
+            (listener, conn, ev)
+        });
+        let req = timeout(WAIT, ConnReq::new_async(&peer, at, None))
+            .await
+            .expect("in time")
+            .unwrap();
+        let client = req.connect(b"async").unwrap();
+        let ev = timeout(WAIT, client.next_event_async())
+            .await
+            .expect("in time");
+        assert_eq!(ev, Ok(ConnEvent::Established));
+        let (listener, server, ev) = timeout(WAIT, server).await.expect("in time").unwrap();
+        assert_eq!(ev, Ok(ConnEvent::Established));
+        // no second request: the cancelled one never connected
+        assert_eq!(
+            listener.try_next_request(None).map(|r| r.is_some()),
+            Ok(false)
+        );
+
+        client.disconnect().unwrap();
+        let ev = timeout(WAIT, server.next_event_async())
+            .await
+            .expect("in time");
+        assert_eq!(ev, Ok(ConnEvent::Closed));
+        server.disconnect().unwrap();
         server.delete().unwrap();
         client.delete().unwrap();
         listener.shutdown().unwrap();

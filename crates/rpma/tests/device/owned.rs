@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use rpma::conn::ConnEvent;
 use rpma::cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
 use rpma::mr::{MrRemote, Usage};
+use rpma::FlushType;
 use rpma::{Conn, ConnCfg, ConnReq, Ep, Opts, Peer, Region, Srq};
-use rpma::{Error, FlushType};
 
 use super::{invalid, ip, port, WAIT};
 
@@ -30,18 +30,8 @@ fn expect_event(conn: &Conn, want: ConnEvent) {
 }
 
 fn next_wc(cq: &Cq) -> WorkCompletion {
-    let mut wc = [WorkCompletion::default()];
-    loop {
-        match cq.poll(&mut wc) {
-            Ok(_) => return wc[0],
-            Err(Error::NoCompletion) => {}
-            Err(e) => panic!("poll: {e}"),
-        }
-        assert!(
-            cq.wait_timeout(WAIT).expect("cq wait"),
-            "a completion within {WAIT:?}"
-        );
-    }
+    let wc = cq.next_wc_timeout(WAIT).expect("next_wc_timeout");
+    wc.unwrap_or_else(|| panic!("a completion within {WAIT:?}"))
 }
 
 /// The server: one region the client writes, flushes and reads, its
