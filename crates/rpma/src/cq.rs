@@ -186,7 +186,7 @@ impl Cq {
         if self.channel_is_shared() {
             return Err(Error::SharedChannel);
         }
-        if !ready::readable(self.fd(), Some(timeout))? {
+        if !ready::readable(&[self.fd()], Some(timeout))? {
             return Ok(false);
         }
         self.wait().map(|()| true)
@@ -222,12 +222,19 @@ impl Cq {
         self.next_wc_within(Some(timeout))
     }
 
-    fn next_wc_within(&self, timeout: Option<Duration>) -> Result<Option<WorkCompletion>> {
+    /// The next completion if there is one, without waiting: polls the
+    /// CQ, and when it is empty takes what its channel reported (which
+    /// arms it again). Like [`Cq::next_wc`], it makes the channel's fd
+    /// non-blocking.
+    ///
+    /// # Errors
+    /// As [`Cq::next_wc`].
+    pub fn try_next_wc(&self) -> Result<Option<WorkCompletion>> {
         if self.channel_is_shared() {
             return Err(Error::SharedChannel);
         }
         let mut wc = [WorkCompletion::default()];
-        ready::take_within(self.fd(), timeout, || loop {
+        loop {
             match self.poll(&mut wc) {
                 Ok(_) => return Ok(Some(wc[0])),
                 Err(Error::NoCompletion) => {}
@@ -240,7 +247,11 @@ impl Cq {
             if !self.try_wait()? {
                 return Ok(None);
             }
-        })
+        }
+    }
+
+    fn next_wc_within(&self, timeout: Option<Duration>) -> Result<Option<WorkCompletion>> {
+        ready::take_within(&[self.fd()], timeout, || self.try_next_wc())
     }
 
     /// Moves up to `out.len()` completions into `out` and returns how

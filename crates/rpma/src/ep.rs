@@ -146,7 +146,7 @@ impl Ep {
     /// channel fails; `Error::NoMem` when the request cannot be allocated
     /// (it is rejected).
     pub fn next_request(&self, cfg: Option<&ConnCfg>) -> Result<ConnReq> {
-        let got = ready::take_within(self.fd(), None, || self.try_next_request(cfg))?;
+        let got = ready::take_within(&[self.fd()], None, || self.try_next_request(cfg))?;
         Ok(got.expect("a wait without a deadline ends with a request"))
     }
 
@@ -172,7 +172,7 @@ impl Ep {
         cfg: Option<&ConnCfg>,
         timeout: Duration,
     ) -> Result<Option<ConnReq>> {
-        ready::take_within(self.fd(), Some(timeout), || self.try_next_request(cfg))
+        ready::take_within(&[self.fd()], Some(timeout), || self.try_next_request(cfg))
     }
 
     raw_api! {

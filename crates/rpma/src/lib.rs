@@ -152,7 +152,7 @@ mod remote_serde;
 
 pub use conn::req::ConnReq;
 pub use conn::FlushType;
-pub use conn::{Conn, ConnEvent, Opts};
+pub use conn::{Activity, Conn, ConnEvent, Opts};
 pub use conn_cfg::ConnCfg;
 pub use cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
 pub use ep::Ep;

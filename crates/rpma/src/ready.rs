@@ -8,9 +8,25 @@ use std::time::{Duration, Instant};
 use crate::error::{errno, Error, Result};
 use crate::log::Op;
 
-/// Whether `fd` became readable within `timeout` (forever: `None`).
-/// Interrupted waits go on until the deadline.
-pub(crate) fn readable(fd: BorrowedFd<'_>, timeout: Option<Duration>) -> Result<bool> {
+/// The most fds one wait watches: a connection's event channel, its CQ's
+/// and its receive CQ's.
+const MAX_FDS: usize = 3;
+
+/// Whether one of `fds` (at most `MAX_FDS`) became readable within
+/// `timeout` (forever: `None`). Interrupted waits go on until the
+/// deadline.
+pub(crate) fn readable(fds: &[BorrowedFd<'_>], timeout: Option<Duration>) -> Result<bool> {
+    let unused = libc::pollfd {
+        fd: -1,
+        events: 0,
+        revents: 0,
+    };
+    let mut pfds = [unused; MAX_FDS];
+    for (p, fd) in pfds.iter_mut().zip(fds) {
+        p.fd = fd.as_raw_fd();
+        p.events = libc::POLLIN;
+    }
+    let n = fds.len().min(MAX_FDS);
     let deadline = timeout.map(|t| Instant::now() + t);
     loop {
         let ms = match deadline {
@@ -22,13 +38,8 @@ pub(crate) fn readable(fd: BorrowedFd<'_>, timeout: Option<Duration>) -> Result<
                 i32::try_from(ms).unwrap_or(i32::MAX)
             }
         };
-        let mut pfd = libc::pollfd {
-            fd: fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one pollfd, on this frame, for the length of the call.
-        match unsafe { libc::poll(&mut pfd, 1, ms) } {
+        // SAFETY: `n` pollfds, on this frame, for the length of the call.
+        match unsafe { libc::poll(pfds.as_mut_ptr(), n as libc::nfds_t, ms) } {
             0 if deadline.is_some_and(|d| Instant::now() >= d) => return Ok(false),
             0 => continue,
             1.. => return Ok(true),
@@ -38,12 +49,12 @@ pub(crate) fn readable(fd: BorrowedFd<'_>, timeout: Option<Duration>) -> Result<
     }
 }
 
-/// Takes with `try_take` until it gives something, waiting for `fd` to be
-/// readable between tries: `None` when `timeout` (forever: `None`) passed
-/// first. The fd must be non-blocking, so that a try that finds the
-/// channel emptied by another thread returns instead of blocking.
+/// Takes with `try_take` until it gives something, waiting for one of
+/// `fds` to be readable between tries: `None` when `timeout` (forever:
+/// `None`) passed first. The fds must be non-blocking, so that a try that
+/// finds a channel emptied by another thread returns instead of blocking.
 pub(crate) fn take_within<T>(
-    fd: BorrowedFd<'_>,
+    fds: &[BorrowedFd<'_>],
     timeout: Option<Duration>,
     mut try_take: impl FnMut() -> Result<Option<T>>,
 ) -> Result<Option<T>> {
@@ -53,7 +64,7 @@ pub(crate) fn take_within<T>(
             return Ok(Some(got));
         }
         let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        if left == Some(Duration::ZERO) || !readable(fd, left)? {
+        if left == Some(Duration::ZERO) || !readable(fds, left)? {
             return Ok(None);
         }
     }
@@ -90,18 +101,18 @@ mod tests {
         let (r, w) = pipe();
         let start = Instant::now();
         assert_eq!(
-            readable(r.as_fd(), Some(Duration::from_millis(30))),
+            readable(&[r.as_fd()], Some(Duration::from_millis(30))),
             Ok(false)
         );
         assert!(start.elapsed() >= Duration::from_millis(30));
-        assert_eq!(readable(r.as_fd(), Some(Duration::ZERO)), Ok(false));
+        assert_eq!(readable(&[r.as_fd()], Some(Duration::ZERO)), Ok(false));
         // SAFETY: one byte from a live buffer to an open pipe.
         assert_eq!(
             unsafe { libc::write(w.as_raw_fd(), b"x".as_ptr().cast(), 1) },
             1
         );
-        assert_eq!(readable(r.as_fd(), Some(Duration::ZERO)), Ok(true));
-        assert_eq!(readable(r.as_fd(), None), Ok(true));
+        assert_eq!(readable(&[r.as_fd()], Some(Duration::ZERO)), Ok(true));
+        assert_eq!(readable(&[r.as_fd()], None), Ok(true));
         set_nonblocking(r.as_fd()).unwrap();
         // SAFETY: F_GETFL on an open fd.
         assert_ne!(

@@ -19,10 +19,12 @@ use crate::ready;
 use crate::sys;
 use crate::verbs::{self, CmEvent, CmId, CompChannel, EventChannel};
 
+mod activity;
 mod event;
 mod flush;
 mod ops;
 pub mod req;
+pub use activity::Activity;
 #[cfg(feature = "raw")]
 pub use event::event_str;
 pub use event::ConnEvent;
@@ -132,7 +134,7 @@ impl Conn {
     /// (consumed); `Error::Provider` when the event channel fails;
     /// `Error::NoMem` when the peer's private data cannot be copied.
     pub fn next_event(&self) -> Result<ConnEvent> {
-        let got = ready::take_within(self.event_fd(), None, || self.try_next_event())?;
+        let got = ready::take_within(&[self.event_fd()], None, || self.try_next_event())?;
         Ok(got.expect("a wait without a deadline ends with an event"))
     }
 
@@ -154,7 +156,7 @@ impl Conn {
     /// As [`Conn::next_event`]; `Error::Provider` (`poll`) when the wait
     /// fails.
     pub fn next_event_timeout(&self, timeout: Duration) -> Result<Option<ConnEvent>> {
-        ready::take_within(self.event_fd(), Some(timeout), || self.try_next_event())
+        ready::take_within(&[self.event_fd()], Some(timeout), || self.try_next_event())
     }
 
     raw_api! {

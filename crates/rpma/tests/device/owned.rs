@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use rpma::conn::ConnEvent;
 use rpma::cq::{Cq, WcOpcode, WcStatus, WorkCompletion};
 use rpma::mr::{MrRemote, Usage};
-use rpma::FlushType;
+use rpma::{Activity, FlushType};
 use rpma::{Conn, ConnCfg, ConnReq, Ep, Opts, Peer, Region, Srq};
 
 use super::{invalid, ip, port, WAIT};
@@ -50,13 +50,21 @@ fn serve(listener: Ep, peer: Peer) -> Vec<u8> {
     req.recv(inbox.slice(..).unwrap(), 0x51).unwrap();
     let conn = req.connect(&region.descriptor()).expect("accept");
     expect_event(&conn, ConnEvent::Established);
-    let wc = next_wc(conn.cq());
+    // one wait for the message's completion and the client's hang-up
+    let got = conn.next_activity_timeout(WAIT).expect("next_activity");
+    let Some(Activity::Completion(wc)) = got else {
+        panic!("the receive's completion first, not {got:?}");
+    };
     assert_eq!(
         (wc.status(), wc.opcode(), wc.wr_id()),
         (WcStatus::Success, WcOpcode::Recv, 0x51)
     );
     assert_eq!((wc.byte_len(), wc.imm_data()), (4, Some(7)));
-    expect_event(&conn, ConnEvent::Closed);
+    let got = conn.next_activity_timeout(WAIT).expect("next_activity");
+    assert!(
+        matches!(got, Some(Activity::Event(ConnEvent::Closed))),
+        "then the hang-up, not {got:?}"
+    );
     conn.disconnect().unwrap();
     conn.delete().unwrap();
     listener.shutdown().unwrap();
