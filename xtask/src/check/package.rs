@@ -1,9 +1,9 @@
 //! `check package`: the two Rust crates meant for crates.io are ready for
-//! it: rpma-sys packs and builds from its own tarball; rpma packs with its
-//! license, readme and sources (built from its tarball it would need
-//! rpma-sys from crates.io, so its list is checked instead); both carry the
-//! metadata crates.io and docs.rs read, and versions of their own, not the
-//! C library's.
+//! it: `cargo publish --dry-run` of both at once packs each and builds it
+//! from its tarball (rpma against the packed rpma-sys, through cargo's
+//! local registry for crates published together); rpma's tarball has its
+//! license, readme and sources; both carry the metadata crates.io and
+//! docs.rs read, and versions of their own, not the C library's.
 
 use super::{repo_root, stdout_of, succeeds, Checks, Usage};
 use serde_json::Value;
@@ -33,8 +33,18 @@ pub fn run(a: &[&str]) -> Result<Checks, Usage> {
         c
     };
     let mut c = Checks::default();
-    if !succeeds(cargo().args(["package", "-p", "rpma-sys", "--allow-dirty", "--quiet"])) {
-        c.bad("cargo package -p rpma-sys failed");
+    let publish = [
+        "publish",
+        "--dry-run",
+        "--allow-dirty",
+        "--quiet",
+        "-p",
+        "rpma-sys",
+        "-p",
+        "rpma",
+    ];
+    if !succeeds(cargo().args(publish)) {
+        c.bad("cargo publish --dry-run -p rpma-sys -p rpma failed");
         return Ok(c);
     }
     match stdout_of(cargo().args(["package", "-p", "rpma", "--allow-dirty", "--list"])) {
