@@ -112,6 +112,16 @@ fn gcc(args: &[&str]) -> Result<(), String> {
 }
 
 pub fn build(t: &Tree, headers: Option<&Path>) -> Result<(), String> {
+    // ours, which the link finds and the runs name: a fresh tree has none
+    // yet, and the link would take the system's C library instead
+    let made = Command::new("make")
+        .args(["--no-print-directory", "lib"])
+        .current_dir(&t.root)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        return Err("make lib failed".into());
+    }
     let bench = t.root.join("bench");
     let (out, src) = (t.bin(), bench.join("rpma-bench.c"));
     gcc(&[
