@@ -51,7 +51,7 @@ cross: # as Debian cross-builds (riscv64: trixie's, Debian 12 has no port)
 # target's), the C programs, the Debian 13 root (its rdma-core headers are the bindings')
 RBT := $(if $(RUST_BINS_TARGET),--target $(RUST_BINS_TARGET))
 rust-bins:
-	$(CARGO) build -p rpma --examples $(RBT) && rm -rf $(BUILD)/rust && mkdir -p $(BUILD)/rust/examples
+	$(CARGO) build -p rpma --examples --features tokio $(RBT) && rm -rf $(BUILD)/rust && mkdir -p $(BUILD)/rust/examples
 	cp $(patsubst crates/rpma/examples/%.rs,target/$(RUST_BINS_TARGET)/debug/examples/%,$(wildcard crates/rpma/examples/*.rs)) $(BUILD)/rust/examples/
 	cp $$($(CARGO) test -p rpma --features serde,tokio,raw --test device --no-run $(RBT) 2>&1 | \
 		sed -n 's|.*Executable tests/device.rs (\(.*\))$$|\1|p') $(BUILD)/rust/device-tests

@@ -25,8 +25,11 @@
 //! ```
 //!
 //! `crates/rpma/examples` has more complete programs, with every check and
-//! a deadline on every wait: `private_data`, `write_flush` (wire-compatible
-//! with the C example `write-flush-persistent`) and `srq_messaging`.
+//! a deadline on every wait: `threaded_server` (a thread per client, and a
+//! graceful shutdown), `tokio_client` (feature `tokio`: tasks with a
+//! connection each, and a cancelled wait), `private_data`, `write_flush`
+//! (wire-compatible with the C example `write-flush-persistent`) and
+//! `srq_messaging`.
 //!
 //! # Errors
 //!
