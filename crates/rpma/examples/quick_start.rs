@@ -25,6 +25,7 @@ fn server(addr: SocketAddr) -> Result<(), Box<dyn Error>> {
     let usage = Usage::WRITE_DST | Usage::FLUSH_TYPE_VISIBILITY;
     let region = Region::reg(&peer, vec![0u8; 4096], usage)?;
     let ep = Ep::listen(&peer, addr)?;
+    println!("server: listening on {addr}");
     // the region's descriptor goes to the client in the private data
     let conn = ep.next_request(None)?.connect(&region.descriptor())?;
     assert_eq!(conn.next_event()?, ConnEvent::Established);
