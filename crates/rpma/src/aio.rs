@@ -26,7 +26,6 @@ use crate::ep::Ep;
 use crate::error::{Error, Result};
 use crate::log::Op;
 use crate::peer::Peer;
-use crate::ready;
 
 /// What `try_take` gives once the fd is readable; tries first without
 /// waiting. The fd must be non-blocking.
@@ -101,24 +100,7 @@ impl Cq {
     /// (`epoll_ctl`: `EEXIST` while another wait on the same CQ is pending
     /// on the same runtime).
     pub async fn next_wc_async(&self) -> Result<WorkCompletion> {
-        if self.channel_is_shared() {
-            return Err(Error::SharedChannel);
-        }
-        let mut wc = [WorkCompletion::default()];
-        loop {
-            match self.poll(&mut wc) {
-                Ok(_) => return Ok(wc[0]),
-                Err(Error::NoCompletion) => {}
-                Err(e) => return Err(e),
-            }
-            // only a wait needs the fd non-blocking: a completion that is
-            // there already costs no system call
-            ready::set_nonblocking(self.fd())?;
-            // Armed again after each report: a completion that came
-            // before the arm is found by the poll above, one after it
-            // makes the channel report.
-            take_when_ready(self.fd(), || Ok(self.try_wait()?.then_some(()))).await?;
-        }
+        take_when_ready(self.fd(), || self.try_next_wc()).await
     }
 }
 

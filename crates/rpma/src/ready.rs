@@ -16,6 +16,7 @@ const MAX_FDS: usize = 3;
 /// `timeout` (forever: `None`). Interrupted waits go on until the
 /// deadline.
 pub(crate) fn readable(fds: &[BorrowedFd<'_>], timeout: Option<Duration>) -> Result<bool> {
+    debug_assert!(fds.len() <= MAX_FDS, "at most {MAX_FDS} fds");
     let unused = libc::pollfd {
         fd: -1,
         events: 0,
