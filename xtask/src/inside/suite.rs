@@ -61,24 +61,25 @@ fn run_test(e: &Entry, port_base: &str, scratch: &Path) -> String {
         argv.extend(["numactl", m]);
     }
     argv.extend(["bash", "-c", &e.cmd]);
-    let rc = fs::File::create(&out_path)
+    let (pgid, rc) = fs::File::create(&out_path)
         .and_then(|f| Ok((f.try_clone()?, f)))
         .and_then(|(out, err)| {
-            Command::new(argv[0])
+            let mut child = Command::new(argv[0])
                 .args(&argv[1..])
                 .env("RPMA_TEST_PORT_BASE", port_base)
                 .env("RPMA_TEST_PORT_SPAN", "5900")
                 .stdin(Stdio::null())
                 .stdout(out)
                 .stderr(err)
-                .status()
+                .spawn()?;
+            Ok((child.id(), child.wait()?))
         })
         .map_or_else(
             |e| {
                 let _ = fs::write(&out_path, format!("could not start: {e}\n"));
-                127
+                (0, 127)
             },
-            status_code,
+            |(pid, status)| (pid, status_code(status)),
         );
     let mut body = fs::read(&out_path)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -87,11 +88,70 @@ fn run_test(e: &Entry, port_base: &str, scratch: &Path) -> String {
     if rc == 124 {
         body += &format!("timed out after {} s\n", e.limit);
     }
+    if pgid != 0 && (rc == 124 || rc == 137) {
+        body += &unkillable(pgid);
+    }
     format!(
         "@@test begin {name}\n{body}({name} took {:.1} s in the guest)\n@@test end {name} {rc}\n",
         start.elapsed().as_secs_f64(),
         name = e.name
     )
+}
+
+/// The processes of a timed-out test that outlived timeout(1)'s KILL
+/// (timeout leads the test's process group): where each sleeps in the
+/// kernel, and the kernel's last words. Only a task in an uninterruptible
+/// sleep survives that long, in the device or connection manager's code,
+/// and what it waits for is lost once the guest stops.
+fn unkillable(pgid: u32) -> String {
+    let left = || group_members(pgid);
+    // the KILLed need a moment to be gone
+    for _ in 0..20 {
+        if left().is_empty() {
+            return String::new();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let mut report = String::new();
+    for (pid, stat) in left() {
+        let proc_file =
+            |f: &str| fs::read_to_string(format!("/proc/{pid}/{f}")).unwrap_or_default();
+        report += &format!(
+            "suite: pid {pid} outlived the kill: {stat}\nwchan {}\n{}",
+            proc_file("wchan"),
+            proc_file("stack")
+        );
+    }
+    if let Ok(out) = Command::new("dmesg").output() {
+        let log = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<&str> = log.lines().collect();
+        report += "suite: the kernel's last 40 lines:\n";
+        for l in &lines[lines.len().saturating_sub(40)..] {
+            report += l;
+            report.push('\n');
+        }
+    }
+    report
+}
+
+/// Each process of a process group: its pid and the start of its stat
+/// line (name and state).
+fn group_members(pgid: u32) -> Vec<(u32, String)> {
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|d| d.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // "PID (COMM) STATE PPID PGRP ...": COMM may hold spaces and
+            // parentheses, so the fields are counted from its last ')'
+            let (head, tail) = stat.rsplit_once(')')?;
+            let mut f = tail.split_whitespace();
+            let state = f.next()?;
+            let pgrp: u32 = f.nth(1)?.parse().ok()?;
+            (pgrp == pgid).then(|| (pid, format!("{head}) {state}")))
+        })
+        .collect()
 }
 
 pub fn run(manifest: &str) -> u8 {
@@ -140,4 +200,27 @@ pub fn run(manifest: &str) -> u8 {
         lane(&[&rest], "20000");
     });
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group_members;
+    use std::os::unix::process::CommandExt;
+    use std::process::Command;
+
+    #[test]
+    fn a_group_is_found_by_its_leader() {
+        let mut child = Command::new("sleep")
+            .arg("5")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let found = group_members(child.id());
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, child.id());
+        assert!(found[0].1.contains("(sleep) "), "{found:?}");
+        assert!(group_members(child.id()).is_empty());
+    }
 }
