@@ -320,6 +320,7 @@ impl<'a> Record<'a> {
     }
 
     /// [`Record::file`] as a C string.
+    #[cfg(feature = "raw")]
     pub fn file_c(&self) -> &'static CStr {
         c_str(self.file)
     }
@@ -337,10 +338,11 @@ impl<'a> Record<'a> {
     /// The operation's name: [`Op::as_cstr`], or the embedding's name for
     /// it (the C face gives the C library's function names).
     pub fn function(&self) -> &'static str {
-        self.function_c().to_str().unwrap_or("")
+        op_name(self.op).to_str().unwrap_or("")
     }
 
     /// [`Record::function`] as a C string.
+    #[cfg(feature = "raw")]
     pub fn function_c(&self) -> &'static CStr {
         op_name(self.op)
     }
@@ -368,6 +370,7 @@ impl<'a> Record<'a> {
 }
 
 /// A NUL-terminated `&'static str` as a `CStr`.
+#[cfg(feature = "raw")]
 fn c_str(s: &'static str) -> &'static CStr {
     CStr::from_bytes_until_nul(s.as_bytes()).unwrap_or(c"")
 }
@@ -672,8 +675,11 @@ mod tests {
             // (no unit test advises a region: this one's records alone)
             if r.op() == Op::MrAdvise {
                 CALLS.fetch_add(1, SeqCst);
-                assert_eq!(r.file_c().to_bytes(), r.file().as_bytes());
-                assert_eq!(r.function_c(), c"MrLocal::advise");
+                #[cfg(feature = "raw")]
+                {
+                    assert_eq!(r.file_c().to_bytes(), r.file().as_bytes());
+                    assert_eq!(r.function_c(), c"MrLocal::advise");
+                }
                 SEEN.lock().unwrap().push((
                     r.level(),
                     r.file().to_string(),
