@@ -15,6 +15,20 @@ use crate::sys;
 
 /// When an operation produces a completion. Errors always complete: an RC
 /// queue pair reports a failed work request even when it was unsignalled.
+///
+/// The C forms of the operations (feature `raw`) take it as the C library
+/// takes its flags:
+///
+/// ```
+/// # #[cfg(feature = "raw")]
+/// use rpma::{Completion, Conn, MrLocal, MrRemote};
+///
+/// /// Reads the peer's first 8 bytes into `dst`, reporting only a failure.
+/// # #[cfg(feature = "raw")]
+/// fn fetch(conn: &Conn, dst: &MrLocal, src: &MrRemote) -> rpma::Result<()> {
+///     conn.read_at(Some(dst), 0, Some(src), 0, 8, Completion::OnError, 0)
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Completion {
     /// A completion for every outcome (`RPMA_F_COMPLETION_ALWAYS`).
