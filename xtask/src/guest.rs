@@ -16,7 +16,7 @@ use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -130,7 +130,8 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
             return;
         }
     };
-    let watch = Mutex::new(Watch::default());
+    // the reader wakes the watchdog as the console ends
+    let watch = (Mutex::new(Watch::default()), Condvar::new());
     let mut current: Option<(String, String)> = None;
     let started = Instant::now();
     let mut last = started;
@@ -148,7 +149,7 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
                 if let (Some(name), Some(limit)) =
                     (it.next(), it.next().and_then(|l| l.parse().ok()))
                 {
-                    let mut w = watch.lock().unwrap();
+                    let mut w = watch.0.lock().unwrap();
                     w.started_any = true;
                     w.running.insert(name.to_string(), (Instant::now(), limit));
                 }
@@ -160,7 +161,7 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
                     it.next().unwrap_or(""),
                     it.next().and_then(|r| r.parse().ok()).unwrap_or(-1),
                 );
-                watch.lock().unwrap().running.remove(name);
+                watch.0.lock().unwrap().running.remove(name);
                 let body = current.take().map(|c| c.1).unwrap_or_default();
                 if let Some(t) = pending.remove(name) {
                     let _ = fs::write(paths.log(t), &body);
@@ -186,7 +187,8 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
                 body.push('\n');
             }
         }
-        watch.lock().unwrap().done = true;
+        watch.0.lock().unwrap().done = true;
+        watch.1.notify_all();
     });
     let status = child.wait().map(|s| s.code().unwrap_or(128)).unwrap_or(-1);
     println!(
@@ -203,7 +205,7 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
             .map(str::to_string)
             .collect();
         let tail: Vec<String> = tail.into_iter().rev().collect();
-        let note = match watch.into_inner().unwrap().stalled {
+        let note = match watch.0.into_inner().unwrap().stalled {
             Some(why) => format!(
                 "did not run: the {stack} guest stalled ({why}) and was stopped; its kernel's blocked tasks and backtraces are in {}",
                 xchg.join("console").display()
@@ -228,11 +230,11 @@ pub fn run(stack: Stack, tests: &[Test], paths: &Paths, report: &Report) {
 
 /// Watches one guest until the console's reader is done; stops it if it
 /// stalls (the module's comment says when).
-fn watchdog(xchg: &Path, watch: &Mutex<Watch>) {
+fn watchdog(xchg: &Path, (lock, wake): &(Mutex<Watch>, Condvar)) {
     let mut booted: Option<Instant> = None;
+    let mut w = lock.lock().unwrap();
     loop {
-        thread::sleep(Duration::from_secs(5));
-        let mut w = watch.lock().unwrap();
+        w = wake.wait_timeout(w, Duration::from_secs(5)).unwrap().0;
         if w.done {
             return;
         }
