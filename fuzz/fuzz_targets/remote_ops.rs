@@ -81,7 +81,6 @@ fuzz_target!(|data: &[u8]| {
     let conn: Box<Conn> = req.connect_boxed(None).unwrap();
     let cfg = PeerCfg::from_descriptor(&input[21..22]).unwrap();
     conn.apply_remote_peer_cfg(&cfg);
-    drop(cfg);
     let mut buf = vec![0x5Au8; LOCAL_LEN];
     let word: [u8; 8] = *b"8-bytes!";
     let usage = Usage::READ_DST | Usage::WRITE_SRC;
