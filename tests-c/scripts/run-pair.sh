@@ -28,9 +28,8 @@ if [ $# -lt 4 ]; then
   sed -n '2,${/^#/!q;/SPDX-License-Identifier/d;s/^# \{0,1\}//p}' "$0" >&2
   exit 2
 fi
-# A process costs about 50 ms in the emulated guests, where this runs
-# hundreds of times a suite: besides the two programs it starts four
-# (mktemp, mkfifo, realpath, rm) and reads with the shell's own commands.
+# A process costs about 50 ms in the guests, where this runs hundreds of times a
+# suite: it starts four besides the programs and reads with bash's builtins.
 extra=("${@:5}")
 ip=${RPMA_TESTING_IP:-}
 if [ -z "$ip" ]; then
@@ -83,13 +82,11 @@ declare -A pid rc started
 mkfifo "$work/never" && exec {never}<>"$work/never"
 nap() { read -r -t "$1" -u "$never" _; }
 
-# counters: every RDMA device's port counters and its connection manager's
-# message counters, "PATH VALUE" a line (none on a machine without a
-# device). A failed run prints those that moved, which tells a lost or
-# retransmitted packet (rxe's completer_retry_err, retry_exceeded_err,
-# rcvd_seq_err, duplicate_request) from a completion that never came, and
-# shows which connection messages were resent or rejected (cm_tx_retries/*,
-# cm_tx_msgs/rej, cm_rx_msgs/rej; both sides share the guest's device).
+# counters: every RDMA port's counters and its connection manager's, "PATH
+# VALUE" a line. A failed run prints those that moved: a lost or resent packet
+# (rxe's completer_retry_err, retry_exceeded_err, rcvd_seq_err,
+# duplicate_request) against a completion that never came, and connection
+# messages resent or rejected (cm_tx_retries/*, cm_tx_msgs/rej, cm_rx_msgs/rej).
 counters() {
   local f v
   # (the connection manager's are under each port since Linux 5.14)
@@ -132,13 +129,16 @@ start() {
 
 # finish SIDE: wait for its program and keep the exit status; past the
 # limit it is stopped as timeout(1) -k 5 would (TERM, KILL 5 s later,
-# status 124)
+# status 124). One that outlives its KILL sleeps in the kernel: say where.
 finish() {
   local side=$1 p end now over=
   p=${pid[$side]} end=$((started[$side] + limit))
   while kill -0 "$p" 2>/dev/null; do
     now=${EPOCHREALTIME%[.,]*}
-    if [ "$now" -ge $((end + 5)) ]; then
+    if [ "$now" -ge $((end + 10)) ]; then
+      rc[$side]="none: pid $p outlived its KILL, in $(</proc/"$p"/wchan)"
+      unset "pid[$side]" && return
+    elif [ "$now" -ge $((end + 5)) ]; then
       kill -KILL "$p" 2>/dev/null
     elif [ "$now" -ge "$end" ] && [ -z "$over" ]; then
       kill -TERM "$p" 2>/dev/null

@@ -88,7 +88,7 @@ fn run_test(e: &Entry, port_base: &str, scratch: &Path) -> String {
     if rc == 124 {
         body += &format!("timed out after {} s\n", e.limit);
     }
-    if pgid != 0 && (rc == 124 || rc == 137) {
+    if pgid != 0 {
         body += &unkillable(pgid);
     }
     format!(
@@ -98,11 +98,11 @@ fn run_test(e: &Entry, port_base: &str, scratch: &Path) -> String {
     )
 }
 
-/// The processes of a timed-out test that outlived timeout(1)'s KILL
-/// (timeout leads the test's process group): where each sleeps in the
-/// kernel, and the kernel's last words. Only a task in an uninterruptible
-/// sleep survives that long, in the device or connection manager's code,
-/// and what it waits for is lost once the guest stops.
+/// The processes of a test that outlived it (timeout(1) leads the test's
+/// process group, and kills it whole at the limit): where each sleeps in
+/// the kernel, and the kernel's last words. After a kill, only a task in
+/// an uninterruptible sleep is left, in the device's or the connection
+/// manager's code, and what it waits for is lost once the guest stops.
 fn unkillable(pgid: u32) -> String {
     let left = || group_members(pgid);
     // the KILLed need a moment to be gone
@@ -117,7 +117,7 @@ fn unkillable(pgid: u32) -> String {
         let proc_file =
             |f: &str| fs::read_to_string(format!("/proc/{pid}/{f}")).unwrap_or_default();
         report += &format!(
-            "suite: pid {pid} outlived the kill: {stat}\nwchan {}\n{}",
+            "suite: pid {pid} of the test's group outlived the test: {stat}\nwchan {}\n{}",
             proc_file("wchan"),
             proc_file("stack")
         );
