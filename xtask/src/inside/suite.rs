@@ -89,7 +89,7 @@ fn run_test(e: &Entry, port_base: &str, scratch: &Path) -> String {
         body += &format!("timed out after {} s\n", e.limit);
     }
     if pgid != 0 {
-        body += &unkillable(pgid);
+        body += &leftovers(pgid);
     }
     format!(
         "@@test begin {name}\n{body}({name} took {:.1} s in the guest)\n@@test end {name} {rc}\n",
@@ -103,7 +103,7 @@ fn run_test(e: &Entry, port_base: &str, scratch: &Path) -> String {
 /// the kernel, and the kernel's last words. After a kill, only a task in
 /// an uninterruptible sleep is left, in the device's or the connection
 /// manager's code, and what it waits for is lost once the guest stops.
-fn unkillable(pgid: u32) -> String {
+fn leftovers(pgid: u32) -> String {
     let left = || group_members(pgid);
     // the KILLed need a moment to be gone
     for _ in 0..20 {
