@@ -12,6 +12,7 @@ mod mutants;
 mod net;
 mod outcome;
 mod pkg;
+mod procfs;
 mod run;
 
 use list::{Stack, Test};

@@ -1,6 +1,7 @@
 //! Processes and files of the guest side: commands behind `timeout` and
 //! `taskset`, the programs' output lines, their CPU time.
 
+use crate::procfs::split_stat;
 use std::fs;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -101,11 +102,7 @@ pub fn wait_cpu(child: &mut Child, hz: f64) -> (ExitStatus, Option<f64>) {
     let mut cpu = None;
     loop {
         let text = read(Path::new(&stat));
-        // the fields after the command's name, which may hold spaces
-        let rest: Vec<&str> = text
-            .rfind(')')
-            .map(|i| text[i + 1..].split_whitespace().collect())
-            .unwrap_or_default();
+        let rest = split_stat(&text).map(|(_, f)| f).unwrap_or_default();
         if rest.is_empty() {
             break;
         }

@@ -7,6 +7,7 @@ use super::guest::Ctx;
 use super::proc::{command, last_line, out_file, read, tail, wait_listening};
 use super::servers::{libs, Pin};
 use super::{count, host, Opts};
+use crate::procfs::split_stat;
 use std::collections::HashMap;
 use std::fs;
 use std::process::{Command, Stdio};
@@ -280,10 +281,9 @@ fn thread_snap() -> Vec<(String, String, u64)> {
     let mut v = Vec::new();
     for pid in dirs {
         let stat = read(format!("/proc/{pid}/stat").as_ref());
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+        let Some((comm, fields)) = split_stat(&stat) else {
             continue;
         };
-        let comm = &stat[open + 1..close];
         if !["ksoftirqd/", "kworker/", "rxe"]
             .iter()
             .any(|p| comm.starts_with(p))
@@ -291,8 +291,8 @@ fn thread_snap() -> Vec<(String, String, u64)> {
             continue;
         }
         // utime and stime, fields 14 and 15, the state being field 3
-        let rest: Vec<u64> = stat[close + 1..]
-            .split_whitespace()
+        let rest: Vec<u64> = fields
+            .iter()
             .skip(11)
             .take(2)
             .filter_map(|x| x.parse().ok())

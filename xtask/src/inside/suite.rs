@@ -16,6 +16,7 @@
 
 use crate::check::TempDir;
 use crate::pkg::code as status_code;
+use crate::procfs::split_stat;
 use std::collections::VecDeque;
 use std::fs;
 use std::io::Write;
@@ -143,13 +144,10 @@ fn group_members(pgid: u32) -> Vec<(u32, String)> {
     dir.filter_map(|d| d.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter_map(|pid| {
             let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // "PID (COMM) STATE PPID PGRP ...": COMM may hold spaces and
-            // parentheses, so the fields are counted from its last ')'
-            let (head, tail) = stat.rsplit_once(')')?;
-            let mut f = tail.split_whitespace();
-            let state = f.next()?;
-            let pgrp: u32 = f.nth(1)?.parse().ok()?;
-            (pgrp == pgid).then(|| (pid, format!("{head}) {state}")))
+            // STATE PPID PGRP ...
+            let (comm, fields) = split_stat(&stat)?;
+            let pgrp: u32 = fields.get(2)?.parse().ok()?;
+            (pgrp == pgid).then(|| (pid, format!("{pid} ({comm}) {}", fields[0])))
         })
         .collect()
 }
