@@ -194,19 +194,25 @@ fn main() -> ExitCode {
             out: root.join("build/xtask"),
             root,
         };
-        for t in &tests {
-            println!(
+        let lines = tests.iter().map(|t| {
+            format!(
                 "{} {}: {}",
                 t.stack,
                 t.name,
                 paths.expand(&t.cmd, t.stack, None)
-            );
-        }
-        return ExitCode::SUCCESS;
+            )
+        });
+        return emit(lines);
     }
     if !a.test {
-        print_list(&tests);
-        return ExitCode::SUCCESS;
+        let lines = list_lines(&tests);
+        // on stderr, so the listing itself stays one test a line
+        eprintln!(
+            "{} tests, {} runs (a test runs once on each stack it names)",
+            lines.len(),
+            tests.len()
+        );
+        return emit(lines);
     }
     if tests.is_empty() {
         eprintln!("no test matches");
@@ -269,7 +275,9 @@ fn main() -> ExitCode {
 
 /// One line a test: its name, where it runs, its suite when not "check",
 /// and the man page it checks.
-fn print_list(tests: &[Test]) {
+/// One line per test: its name, the stacks it runs on, its suite when not
+/// `check`, and the man page it mirrors.
+fn list_lines(tests: &[Test]) -> Vec<String> {
     let mut names: Vec<&str> = Vec::new();
     for t in tests {
         if !names.contains(&t.name.as_str()) {
@@ -277,6 +285,7 @@ fn print_list(tests: &[Test]) {
         }
     }
     let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
+    let mut lines = Vec::new();
     for n in names {
         let mine: Vec<&Test> = tests.iter().filter(|t| t.name == n).collect();
         let stacks: Vec<&str> = mine.iter().map(|t| t.stack.name()).collect();
@@ -290,6 +299,32 @@ fn print_list(tests: &[Test]) {
             .as_deref()
             .map(|p| format!("  {p}"))
             .unwrap_or_default();
-        println!("{n:<width$}  {}{suite}{page}", stacks.join(" "));
+        lines.push(format!("{n:<width$}  {}{suite}{page}", stacks.join(" ")));
+    }
+    lines
+}
+
+/// Prints a listing. A reader that stops early (`| head`) is not an error,
+/// so a closed pipe ends the listing quietly instead of panicking in
+/// `println!`.
+fn emit(lines: impl IntoIterator<Item = String>) -> ExitCode {
+    use std::io::{ErrorKind, Write};
+    let mut out = std::io::stdout().lock();
+    for line in lines {
+        match writeln!(out, "{line}") {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::BrokenPipe => return ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("xtask: stdout: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    match out.flush() {
+        Err(e) if e.kind() != ErrorKind::BrokenPipe => {
+            eprintln!("xtask: stdout: {e}");
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::SUCCESS,
     }
 }
