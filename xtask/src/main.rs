@@ -14,6 +14,7 @@ mod outcome;
 mod pkg;
 mod procfs;
 mod run;
+mod text;
 
 use list::{Stack, Test};
 use std::path::PathBuf;

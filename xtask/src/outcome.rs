@@ -186,6 +186,5 @@ fn failed_checks(log: &Path, n: usize) -> Vec<String> {
 /// The last `n` lines of a log (none if it cannot be read).
 fn log_tail(log: &Path, n: usize) -> String {
     let text = fs::read_to_string(log).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
+    crate::text::last_lines(&text, n).join("\n")
 }

@@ -179,8 +179,7 @@ pub fn guest(ctx: &Ctx, n1: u64, n2: u64, sel: &[String]) -> Result<u8, String> 
                 if rc != 0 || !otext.lines().any(|x| x.starts_with("RESULT")) {
                     ok = false;
                     fails += 1;
-                    let lines: Vec<&str> = etext.lines().collect();
-                    for x in &lines[lines.len().saturating_sub(5)..] {
+                    for x in crate::text::last_lines(&etext, 5) {
                         println!("  | {x}");
                     }
                 }

@@ -231,8 +231,7 @@ pub fn guest(ctx: &Ctx, rounds: u64, secs: u64, sel: &[String]) -> Result<u8, St
                     None => {
                         fails += 1;
                         println!("FAIL lib={l} round={round} case={c} size={s} qd={q} rc={rc}");
-                        let lines: Vec<&str> = etext.lines().collect();
-                        for x in &lines[lines.len().saturating_sub(5)..] {
+                        for x in crate::text::last_lines(&etext, 5) {
                             println!("  | {x}");
                         }
                     }

@@ -69,10 +69,9 @@ pub fn last_line<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
 /// The last N lines of a file.
 pub fn tail(path: &Path, n: usize) -> Vec<String> {
     let text = read(path);
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..]
-        .iter()
-        .map(|l| l.to_string())
+    crate::text::last_lines(&text, n)
+        .into_iter()
+        .map(str::to_string)
         .collect()
 }
 

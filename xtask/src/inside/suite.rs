@@ -125,9 +125,8 @@ fn leftovers(pgid: u32) -> String {
     }
     if let Ok(out) = Command::new("dmesg").output() {
         let log = String::from_utf8_lossy(&out.stdout);
-        let lines: Vec<&str> = log.lines().collect();
         report += "suite: the kernel's last 40 lines:\n";
-        for l in &lines[lines.len().saturating_sub(40)..] {
+        for l in crate::text::last_lines(&log, 40) {
             report += l;
             report.push('\n');
         }

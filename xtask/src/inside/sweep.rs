@@ -225,9 +225,8 @@ impl Sweep {
     fn tails(&self, files: &[(&str, &str)], n: usize) {
         for (who, ext) in files {
             let text = self.read(who, ext);
-            let lines: Vec<&str> = text.lines().collect();
             println!("  | ==> {who}.{ext} <==");
-            for l in &lines[lines.len().saturating_sub(n)..] {
+            for l in crate::text::last_lines(&text, n) {
                 println!("  | {l}");
             }
         }

@@ -160,8 +160,7 @@ fn logged<'a>(cmd: &'a mut Command, log: &Path, append: bool) -> Result<&'a mut 
 fn tail(path: &Path, n: usize) {
     let text = fs::read(path).unwrap_or_default();
     let text = String::from_utf8_lossy(&text);
-    let lines: Vec<&str> = text.lines().collect();
-    for l in &lines[lines.len().saturating_sub(n)..] {
+    for l in crate::text::last_lines(&text, n) {
         eprintln!("{l}");
     }
 }
