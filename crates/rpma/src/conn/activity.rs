@@ -86,7 +86,9 @@ impl Conn {
             return Err(Error::SharedChannel);
         }
         let fds = [self.event_fd(), cq.fd(), rcq.map_or(cq.fd(), |r| r.fd())];
-        ready::take_within(&fds, timeout, || {
+        // without a receive CQ the last slot only repeats the CQ's fd
+        let fds = if rcq.is_some() { &fds[..] } else { &fds[..2] };
+        ready::take_within(fds, timeout, || {
             if let Some(wc) = cq.try_next_wc()? {
                 return Ok(Some(Activity::Completion(wc)));
             }
