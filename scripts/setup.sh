@@ -47,7 +47,7 @@ release=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-unknown}")
 
 # Debian packages per task; each task includes the one before it.
 build_pkgs=(make gcc pkg-config libibverbs-dev librdmacm-dev)
-demo_pkgs=(qemu-system-x86 cpio iproute2 ibverbs-providers librpma0 xz-utils zstd binutils)
+demo_pkgs=(qemu-system-x86 cpio iproute2 ibverbs-providers librpma0 xz-utils zstd binutils bash-builtins)
 deb_pkgs=(dpkg-dev debhelper fakeroot lintian)
 check_pkgs=(g++ cmake libclang-dev librpma-dev abigail-tools groff-base man-db valgrind
   mmdebstrap "${deb_pkgs[@]}")

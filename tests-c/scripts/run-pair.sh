@@ -77,10 +77,9 @@ done
 
 work=$(mktemp -d)
 declare -A pid rc started
-# nap SECONDS: a pause without a process (read's time limit on a pipe no
-# one writes to; the guests have no /dev/fd for a process substitution)
-mkfifo "$work/never" && exec {never}<>"$work/never"
-nap() { read -r -t "$1" -u "$never" _; }
+# A pause without a process: bash-builtins' sleep. Never `read -t`: bash 5.2
+# may leave SIGCHLD blocked after one, and zombies unreaped (tests-c/flakes).
+enable -f sleep sleep 2>/dev/null
 
 # counters: every RDMA port's counters and its connection manager's, "PATH
 # VALUE" a line. A failed run prints those that moved: a lost or resent packet
@@ -131,12 +130,13 @@ start() {
 # limit it is stopped as timeout(1) -k 5 would (TERM, KILL 5 s later,
 # status 124). One that outlives its KILL sleeps in the kernel: say where.
 finish() {
-  local side=$1 p end now over=
+  local side=$1 p end now over= state
   p=${pid[$side]} end=$((started[$side] + limit))
   while kill -0 "$p" 2>/dev/null; do
     now=${EPOCHREALTIME%[.,]*}
     if [ "$now" -ge $((end + 10)) ]; then
-      rc[$side]="none: pid $p outlived its KILL, in $(</proc/"$p"/wchan)"
+      read -r _ _ state _ <"/proc/$p/stat"
+      rc[$side]="none: pid $p outlived its KILL, state $state, in $(</proc/"$p"/wchan)"
       unset "pid[$side]" && return
     elif [ "$now" -ge $((end + 5)) ]; then
       kill -KILL "$p" 2>/dev/null
@@ -144,7 +144,7 @@ finish() {
       kill -TERM "$p" 2>/dev/null
       over=1
     fi
-    nap 0.05
+    sleep 0.05
   done
   wait "$p"
   rc[$side]=$?
@@ -172,7 +172,7 @@ while [ "${EPOCHREALTIME%[.,]*}" -lt $((started[server] + limit)) ]; do
     break
   fi
   kill -0 "${pid[server]}" 2>/dev/null || break
-  nap 0.02
+  sleep 0.02
 done
 if [ $ready -eq 1 ]; then
   start client
