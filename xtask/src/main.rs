@@ -274,8 +274,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// One line a test: its name, where it runs, its suite when not "check",
-/// and the man page it checks.
 /// One line per test: its name, the stacks it runs on, its suite when not
 /// `check`, and the man page it mirrors.
 fn list_lines(tests: &[Test]) -> Vec<String> {
